@@ -1,0 +1,63 @@
+# UniCE — every target installs what it needs. `make help` lists them.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU wheel on these machines; GPU users override: make install TORCH_SPEC="torch==2.5.1"
+TORCH_SPEC ?= torch==2.13.0
+EXTRAS ?= demo,baselines,dev
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+export WANDB_MODE ?= offline
+
+.DEFAULT_GOAL := help
+.PHONY: help install system-deps test test-fast lint format demo bench clean
+
+help:  ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
+
+install: $(STAMP)  ## Create .venv and install the project with all extras (TORCH_SPEC overridable)
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory system-deps
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	$(BIN)/python scripts/setup_nltk_wordnet.py || echo "warning: WordNet not set up; METEOR will be skipped"
+	touch $(STAMP)
+
+system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we are root (optional)
+	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		if ! command -v bwrap >/dev/null 2>&1 || [ ! -f /usr/share/wordnet/index.sense ]; then \
+			(apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap wordnet-base wordnet-sense-index >/dev/null) \
+			|| echo "warning: apt could not install bubblewrap/wordnet; the executor falls back to rlimits"; \
+		fi; \
+	else \
+		echo "note: no apt or not root; install 'bubblewrap' yourself for the full sandbox"; \
+	fi
+
+test: $(STAMP)  ## Run the test suite (installs first if needed)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)  ## Run the tests not marked slow
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: $(STAMP)  ## ruff check + format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)  ## Apply ruff fixes and formatting
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+demo: $(STAMP)  ## Build a small HE-Eval, train the embedded MiniLM backbone on CPU, evaluate (<= 20 min)
+	bash scripts/demo.sh
+
+bench: $(STAMP)  ## Run the benchmarks (prints figures)
+	$(BIN)/python benchmarks/executor_vs_humaneval.py
+
+clean:  ## Remove build outputs (keeps .venv)
+	rm -rf outputs runs .pytest_cache .ruff_cache

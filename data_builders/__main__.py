@@ -1,0 +1,55 @@
+"""``python -m data_builders``: the dataset command line.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``, which adds an
+``argparse`` parser whose ``func`` default takes the parsed arguments and returns an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from data_builders.errors import UserError
+
+# module path -> subcommand(s) it registers; imported lazily so one broken builder
+# cannot break the others' help.
+SUBCOMMAND_MODULES = (
+    "data_builders.label",
+    "data_builders.build",
+    "data_builders.merge",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m data_builders",
+        description="Build and label code-evaluation datasets by executing programs in a sandbox.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module_name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # subcommand not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: rerun the same command to continue where it stopped", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
