@@ -1,0 +1,45 @@
+"""Suite-wide settings: offline hubs, offline wandb, one torch thread, and the shared-data probe.
+
+Every test must pass on a fresh machine where ``../shared`` does not exist; tests that want
+the shared reference data use the ``shared_data`` fixture, which skips cleanly without it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("WANDB_MODE", "disabled")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread() -> None:
+    """Two threads made the first training steps ~10x slower on these 2-core machines."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a declared dependency
+        return
+    torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The read-only ``../shared/data`` folder, or a skip when this machine does not have it."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} not present (reference data is optional)")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _wandb_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path_factory.getbasetemp()))
