@@ -23,7 +23,6 @@ install: $(STAMP)  ## Create .venv and install the project with all extras (TORC
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory system-deps
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
 	$(BIN)/python scripts/setup_nltk_wordnet.py || echo "warning: WordNet not set up; METEOR will be skipped"
