@@ -1,0 +1,1 @@
+"""Inputs of the UniCE model: formats, fair truncation, layout tokens, datasets and collation."""

@@ -1,0 +1,173 @@
+"""Turning (generated, reference, NL) triples into backbone inputs for each format.
+
+Formats follow the paper with generated code first: g+r, g+n and g+r+n, joined with the
+backbone's own separators (``<s> g </s></s> r </s>`` for RoBERTa/UniXcoder,
+``[CLS] g [SEP] r [SEP]`` for BERT). Token types are 0 up to the first separator and 1 after
+it when the encoder has two or more token types.
+
+Truncation is fair: each segment is tokenized alone, then the length budget is split by
+water-filling -- short segments keep everything, the rest share what is left equally and keep
+their beginnings. The public release instead cut the joined sequence from the end, so a long
+generated program silently pushed out the whole NL and reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from unice.data.layout import encode_layout
+from unice.modeling.configuration import FORMATS
+
+FORMAT_SEGMENTS: dict[str, tuple[str, ...]] = {
+    "ref": ("generated", "reference"),
+    "nl": ("generated", "nl"),
+    "ref_nl": ("generated", "reference", "nl"),
+}
+
+
+def fair_budgets(lengths: Sequence[int], budget: int) -> list[int]:
+    """Split ``budget`` tokens among segments of ``lengths`` by water-filling.
+
+    Segments shorter than an equal share keep their full length; what they leave is shared
+    equally by the longer ones (earlier segments get the odd token first).
+
+    >>> fair_budgets([10, 500, 500], 210)
+    [10, 100, 100]
+    """
+    alloc = [0] * len(lengths)
+    remaining = max(budget, 0)
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    for rank, index in enumerate(order):
+        share = remaining // (len(lengths) - rank)
+        alloc[index] = min(lengths[index], share)
+        remaining -= alloc[index]
+    for index in sorted(range(len(lengths))):  # hand out rounding leftovers
+        extra = min(remaining, lengths[index] - alloc[index])
+        alloc[index] += extra
+        remaining -= extra
+    return alloc
+
+
+@dataclass(frozen=True)
+class Separators:
+    """The backbone's special tokens: ``prefix g middle r middle n suffix``."""
+
+    prefix: tuple[int, ...]
+    middle: tuple[int, ...]
+    suffix: tuple[int, ...]
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer) -> Separators:
+        """Read the pair template off the tokenizer (RoBERTa doubles the middle separator)."""
+        cls_id = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else None
+        sep_id = tokenizer.sep_token_id
+        if cls_id is None:
+            cls_id = tokenizer.bos_token_id
+        if sep_id is None:
+            sep_id = tokenizer.eos_token_id
+        if cls_id is None or sep_id is None:
+            raise ValueError("the tokenizer has no CLS/BOS or SEP/EOS token to build inputs with")
+        pair = tokenizer("a", "b")["input_ids"]
+        n_sep = sum(1 for token in pair if token == sep_id)
+        return cls((cls_id,), (sep_id,) * max(n_sep - 1, 1), (sep_id,))
+
+
+class InputEncoder:
+    """Builds token ids, attention masks and token types of each format.
+
+    Args:
+        tokenizer: the backbone's tokenizer (layout tokens already added when used).
+        max_length: total length including special tokens.
+        use_token_types: 0 for the generated segment, 1 after it; otherwise no token types.
+        layout: rewrite text with layout markers first (see ``unice.data.layout``).
+    """
+
+    def __init__(self, tokenizer, max_length: int, use_token_types: bool, layout: bool):
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+        self.use_token_types = use_token_types
+        self.layout = layout
+        self.separators = Separators.from_tokenizer(tokenizer)
+        if tokenizer.pad_token_id is None:
+            raise ValueError("the tokenizer has no padding token")
+        self.pad_id = int(tokenizer.pad_token_id)
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text alone, no special tokens."""
+        if self.layout:
+            texts = [encode_layout(text) for text in texts]
+        if not texts:
+            return []
+        return self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+
+    def join(self, segments: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
+        """Join tokenized segments of one format fairly truncated: ``(input_ids, token_types)``."""
+        sep = self.separators
+        fixed = len(sep.prefix) + len(sep.suffix) + len(sep.middle) * (len(segments) - 1)
+        budgets = fair_budgets([len(s) for s in segments], self.max_length - fixed)
+        ids: list[int] = list(sep.prefix)
+        types: list[int] = []
+        for position, (segment, budget) in enumerate(zip(segments, budgets, strict=True)):
+            ids.extend(segment[:budget])
+            ids.extend(sep.middle if position < len(segments) - 1 else sep.suffix)
+            if position == 0:
+                types = [0] * len(ids)
+        types.extend([1] * (len(ids) - len(types)))
+        return ids, types
+
+    def pad(self, rows: Sequence[tuple[list[int], list[int]]]) -> dict[str, list[list[int]]]:
+        """Right-pad joined rows to the longest: ids, attention mask and (maybe) token types."""
+        width = max((len(ids) for ids, _ in rows), default=0)
+        batch: dict[str, list[list[int]]] = {"input_ids": [], "attention_mask": []}
+        if self.use_token_types:
+            batch["token_type_ids"] = []
+        for ids, types in rows:
+            gap = width - len(ids)
+            batch["input_ids"].append(ids + [self.pad_id] * gap)
+            batch["attention_mask"].append([1] * len(ids) + [0] * gap)
+            if self.use_token_types:
+                batch["token_type_ids"].append(types + [0] * gap)
+        return batch
+
+    def encode_formats(
+        self,
+        generated: Sequence[str],
+        references: Sequence[str | None],
+        nls: Sequence[str | None],
+        formats: Sequence[str] = FORMATS,
+    ) -> dict[str, tuple[list[int], dict[str, list[list[int]]]]]:
+        """Encode a batch in every format its samples have.
+
+        Returns:
+            ``{format: (sample_indices, padded_batch)}`` for each format with at least one
+            sample; a sample is in ``ref`` iff it has a non-empty reference, in ``nl`` iff it
+            has a non-empty NL and in ``ref_nl`` iff it has both.
+        """
+        has = {
+            "generated": [True] * len(generated),
+            "reference": [bool(r and r.strip()) for r in references],
+            "nl": [bool(n and n.strip()) for n in nls],
+        }
+        tokens = {
+            "generated": self.tokenize(list(generated)),
+            "reference": self._tokenize_present(references, has["reference"]),
+            "nl": self._tokenize_present(nls, has["nl"]),
+        }
+        encoded = {}
+        for fmt in formats:
+            parts = FORMAT_SEGMENTS[fmt]
+            index = [i for i in range(len(generated)) if all(has[p][i] for p in parts)]
+            if index:
+                rows = [self.join([tokens[p][i] for p in parts]) for i in index]
+                encoded[fmt] = (index, self.pad(rows))
+        return encoded
+
+    def _tokenize_present(self, texts: Sequence[str | None], present: list[bool]) -> list:
+        ids = self.tokenize([t for t, ok in zip(texts, present, strict=True) if ok])
+        out: list = [None] * len(texts)
+        it = iter(ids)
+        for i, ok in enumerate(present):
+            if ok:
+                out[i] = next(it)
+        return out

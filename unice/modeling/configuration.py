@@ -1,0 +1,121 @@
+"""``UniCEConfig``: everything needed to rebuild a UniCE model without touching the hub.
+
+Why the encoder config is embedded: the public release stored only the backbone's *name*, so
+loading a trained checkpoint fetched the base model again (and failed offline). Here the full
+encoder config lives inside ``config.json`` under ``encoder`` and the backbone is rebuilt with
+``AutoModel.from_config``; the trained weights come from ``model.safetensors``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from transformers import AutoConfig, PretrainedConfig
+from transformers.configuration_utils import SubConfigSpec
+
+FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
+"""Input formats: g+r (``ref``), g+n (``nl``) and g+r+n (``ref_nl``)."""
+
+OUTPUTS: tuple[str, ...] = ("pass_ratio", "executable", "passed")
+"""Head outputs, in order: PassRatio, Executability, Passability (all logits)."""
+
+ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
+TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
+LAYOUT_MODES: tuple[str, ...] = ("auto", "tokens", "none")
+
+
+def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; choose one of {', '.join(allowed)}")
+
+
+def _check_probability(name: str, value: float) -> None:
+    if not 0.0 <= float(value) < 1.0:
+        raise ValueError(f"{name}={value!r} must be in [0, 1)")
+
+
+class UniCEConfig(PretrainedConfig):
+    """Configuration of a :class:`~unice.modeling.model.UniCEModel`.
+
+    Args:
+        encoder: the backbone's own config (a ``PretrainedConfig`` or its dict with
+            ``model_type``); embedded so a checkpoint never needs the base model again.
+        hidden_sizes: widths of the feed-forward head's hidden layers (paper: 3072, 1024).
+        activation: head activation, one of ``tanh`` (paper), ``gelu``, ``relu``.
+        dropout: head dropout.
+        layer_dropout: probability of dropping each layer weight of the scalar mix in training.
+        layer_norm: layer-normalise each hidden state before mixing.
+        num_outputs: 3 = PassRatio, Executability, Passability; 2 drops Passability.
+        max_length: maximum input length in tokens, special tokens included.
+        token_types: ``segments`` gives 0 to the generated code and 1 after it (needs
+            ``type_vocab_size >= 2``), ``none`` gives all zeros, ``auto`` picks by vocab size.
+        layout: ``tokens`` encodes newlines/indentation with added tokens (for tokenizers that
+            drop whitespace), ``none`` keeps raw text, ``auto`` decides from the tokenizer.
+        layout_active: resolved layout decision recorded at build time (do not set by hand).
+        formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
+        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed"}`` (MSE, BCE, BCE).
+        backbone: name or path the encoder was initialised from (informational).
+    """
+
+    model_type: ClassVar[str] = "unice"
+    sub_configs_defaults: ClassVar[dict[str, SubConfigSpec]] = {
+        "encoder": SubConfigSpec(config_class=AutoConfig, model_type="roberta"),
+    }
+
+    encoder: PretrainedConfig | dict | None = None
+    hidden_sizes: list[int] | tuple[int, ...] = (3072, 1024)
+    activation: str = "tanh"
+    dropout: float = 0.1
+    layer_dropout: float = 0.1
+    layer_norm: bool = False
+    num_outputs: int = 3
+    max_length: int = 512
+    token_types: str = "auto"
+    layout: str = "auto"
+    layout_active: bool = False
+    formats: list[str] | tuple[str, ...] = FORMATS
+    loss_weights: dict[str, float] | None = None
+    backbone: str = ""
+
+    def __post_init__(self, **kwargs: Any) -> None:
+        self.hidden_sizes = [int(size) for size in self.hidden_sizes]
+        self.formats = [str(fmt) for fmt in self.formats]
+        if self.loss_weights is None:
+            self.loss_weights = {"pass_ratio": 1.0, "executable": 1.0, "passed": 0.0}
+        self.loss_weights = {str(k): float(v) for k, v in dict(self.loss_weights).items()}
+        self._validate()
+        super().__post_init__(**kwargs)
+
+    def _validate(self) -> None:
+        _check_choice("activation", self.activation, ACTIVATIONS)
+        _check_choice("token_types", self.token_types, TOKEN_TYPE_MODES)
+        _check_choice("layout", self.layout, LAYOUT_MODES)
+        for fmt in self.formats:
+            _check_choice("formats[]", fmt, FORMATS)
+        if not self.formats:
+            raise ValueError(f"formats is empty; give at least one of {', '.join(FORMATS)}")
+        for key in self.loss_weights:
+            _check_choice("loss_weights key", key, OUTPUTS)
+        if self.num_outputs not in (2, 3):
+            raise ValueError(f"num_outputs={self.num_outputs!r} is not allowed; choose 2 or 3")
+        if self.num_outputs == 2 and self.loss_weights.get("passed", 0.0):
+            raise ValueError("loss_weights['passed'] needs num_outputs=3 (a Passability output)")
+        if any(size <= 0 for size in self.hidden_sizes):
+            raise ValueError(f"hidden_sizes={self.hidden_sizes} must be positive integers")
+        _check_probability("dropout", self.dropout)
+        _check_probability("layer_dropout", self.layer_dropout)
+        if self.max_length < 8:
+            raise ValueError(f"max_length={self.max_length} is too small; use at least 8")
+
+    @property
+    def use_token_types(self) -> bool:
+        """Whether segments get distinct token types (0 for generated code, 1 after it)."""
+        if self.token_types == "none":
+            return False
+        vocab = int(getattr(self.encoder, "type_vocab_size", 0) or 0)
+        if self.token_types == "segments" and vocab < 2:
+            raise ValueError(
+                f"token_types='segments' needs an encoder with type_vocab_size >= 2 (got {vocab}); "
+                "use token_types='auto' or 'none'"
+            )
+        return vocab >= 2

@@ -1,0 +1,81 @@
+"""The UniCE loss: per format MSE on PassRatio plus BCE on Executability (and Passability).
+
+Why logits: the public release applied ``BCE-with-logits`` to outputs that had already been
+through a sigmoid, which flattens the gradient and caps the loss. Here the head emits raw
+logits; BCE-with-logits takes them as they are and the MSE term compares
+``sigmoid(pass_ratio_logit)`` with the PassRatio label, so the score stays in [0, 1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+import torch.nn.functional as F
+
+from unice.modeling.configuration import OUTPUTS
+
+
+def format_loss(
+    logits: torch.Tensor, labels: torch.Tensor, weights: Mapping[str, float]
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Loss of one input format.
+
+    Args:
+        logits: head outputs, shape ``(batch, k)``; column 0 PassRatio, 1 Exec, 2 Passability.
+        labels: targets, shape ``(batch, 3)`` in the same order, floats in [0, 1].
+        weights: ``{"pass_ratio", "executable", "passed"}`` term weights; 0 skips a term.
+
+    Returns:
+        ``(total, terms)``: the weighted sum (scalar) and each unweighted term (detached).
+    """
+    if logits.size(0) != labels.size(0):
+        raise ValueError(f"logits ({logits.size(0)}) and labels ({labels.size(0)}) differ in batch")
+    logits = logits.float()
+    labels = labels.float()
+    terms: dict[str, torch.Tensor] = {}
+    total = logits.new_zeros(())
+    for column, name in enumerate(OUTPUTS):
+        weight = float(weights.get(name, 0.0))
+        if not weight or column >= logits.size(1):
+            continue
+        if name == "pass_ratio":
+            term = F.mse_loss(torch.sigmoid(logits[:, column]), labels[:, column])
+        else:
+            term = F.binary_cross_entropy_with_logits(logits[:, column], labels[:, column])
+        terms[name] = term.detach()
+        total = total + weight * term
+    return total, terms
+
+
+def unified_loss(
+    per_format: Mapping[str, tuple[torch.Tensor, torch.Tensor] | None],
+    weights: Mapping[str, float],
+    format_weights: Mapping[str, float] | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """``L_Uni = L_Ref + L_NL + L_Ref&NL`` over the formats present in a batch.
+
+    A format whose samples are all missing (``None`` or an empty batch) contributes nothing:
+    samples without a reference or NL feed only the formats they have.
+
+    Args:
+        per_format: ``{format: (logits (n_f, k), labels (n_f, 3))}``.
+        weights: term weights, see :func:`format_loss`.
+        format_weights: optional multiplier per format (default 1 each, the paper's plain sum).
+
+    Returns:
+        ``(loss, logs)`` where logs hold ``loss_<format>`` and ``<format>/<term>`` floats.
+    """
+    total: torch.Tensor | None = None
+    logs: dict[str, float] = {}
+    for fmt, pair in per_format.items():
+        if pair is None or pair[0].size(0) == 0:
+            continue
+        loss, terms = format_loss(pair[0], pair[1], weights)
+        loss = loss * float((format_weights or {}).get(fmt, 1.0))
+        total = loss if total is None else total + loss
+        logs[f"loss_{fmt}"] = float(loss.detach())
+        logs.update({f"{fmt}/{name}": float(value) for name, value in terms.items()})
+    if total is None:
+        raise ValueError("no input format had any sample in this batch")
+    return total, logs

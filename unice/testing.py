@@ -1,0 +1,153 @@
+"""Tiny, fully offline models for tests: an in-process BPE tokenizer and a 2-layer RoBERTa.
+
+Why: tests must never touch the hub or ``../shared``. A ByteLevel BPE trained on a few KB of
+Python keeps whitespace like UniXcoder's tokenizer, trains in ~50 ms, and the 2-layer,
+hidden-64 RoBERTa trains a step in tens of milliseconds on one CPU thread.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import PreTrainedTokenizerFast, RobertaConfig
+
+from unice.modeling.configuration import UniCEConfig
+from unice.modeling.model import UniCEModel
+
+SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+TINY_MAX_LENGTH = 128
+
+_CORPUS = '''
+def add(a, b):
+    """Return the sum of a and b."""
+    return a + b
+
+
+def is_palindrome(text: str) -> bool:
+    text = text.lower()
+    return text == text[::-1]
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        self.items.append(item)
+
+    def pop(self):
+        if not self.items:
+            raise IndexError("pop from empty stack")
+        return self.items.pop()
+
+
+def count_vowels(s):
+    total = 0
+    for ch in s:
+        if ch in "aeiou":
+            total += 1
+    return total
+
+
+def max_element(numbers: list) -> int:
+    best = numbers[0]
+    for x in numbers:
+        if x > best:
+            best = x
+    return best
+'''
+
+
+def _corpus() -> list[str]:
+    """A few KB of Python: the snippets above plus ``textwrap``'s own source."""
+    return [_CORPUS, inspect.getsource(textwrap)]
+
+
+def build_tiny_tokenizer(vocab_size: int = 1000) -> PreTrainedTokenizerFast:
+    """A RoBERTa-style ByteLevel BPE tokenizer trained in-process (keeps whitespace).
+
+    Special tokens get RoBERTa's ids: ``<s>`` 0, ``<pad>`` 1, ``</s>`` 2, ``<unk>`` 3,
+    ``<mask>`` 4; pairs are joined as ``<s> a </s></s> b </s>``.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(_corpus(), trainer=trainer)
+    tokenizer.post_processor = processors.RobertaProcessing(
+        ("</s>", tokenizer.token_to_id("</s>")), ("<s>", tokenizer.token_to_id("<s>"))
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+        model_max_length=TINY_MAX_LENGTH,
+    )
+
+
+def tiny_encoder_config(vocab_size: int) -> RobertaConfig:
+    """2 layers, hidden 64, two token types; positions for ``TINY_MAX_LENGTH`` tokens."""
+    return RobertaConfig(
+        vocab_size=vocab_size,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=128,
+        max_position_embeddings=TINY_MAX_LENGTH + 2,
+        type_vocab_size=2,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+    )
+
+
+def tiny_config(vocab_size: int, **overrides: Any) -> UniCEConfig:
+    """A :class:`UniCEConfig` around :func:`tiny_encoder_config` with a small head."""
+    fields: dict[str, Any] = {
+        "hidden_sizes": [64, 32],
+        "max_length": TINY_MAX_LENGTH,
+        "layout": "none",
+        "backbone": "tiny-random-roberta",
+    }
+    fields.update(overrides)
+    return UniCEConfig(encoder=tiny_encoder_config(vocab_size), **fields)
+
+
+def build_tiny_model(seed: int = 0, **overrides: Any) -> UniCEModel:
+    """A random tiny :class:`UniCEModel` with ``model.tokenizer`` attached."""
+    tokenizer = build_tiny_tokenizer()
+    torch.manual_seed(seed)
+    model = UniCEModel(tiny_config(len(tokenizer), **overrides))
+    model.tokenizer = tokenizer
+    return model
+
+
+def save_tiny_checkpoint(path: str | os.PathLike[str], seed: int = 0, **overrides: Any) -> Path:
+    """Write a real, loadable UniCE checkpoint folder (random tiny weights) and return it."""
+    from unice.training.export import export_checkpoint
+
+    model = build_tiny_model(seed=seed, **overrides)
+    return export_checkpoint(model, model.tokenizer, Path(path), metrics=None, train_config=None)

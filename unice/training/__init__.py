@@ -1,0 +1,1 @@
+"""Training UniCE models: optimizer groups, the accelerate loop, checkpoints and export."""
