@@ -4,6 +4,8 @@ Importing ``unice`` registers :class:`UniCEConfig` / :class:`UniCEModel` with ``
 ``AutoModel``, so ``transformers.AutoModel.from_pretrained(checkpoint)`` works in any tool.
 """
 
+import contextlib
+
 from transformers import AutoConfig, AutoModel
 
 from unice.loading import load_model
@@ -11,18 +13,9 @@ from unice.modeling import UniCEConfig, UniCEModel
 
 __version__ = "0.1.0"
 
-
-def _register() -> None:
-    try:
-        AutoConfig.register(UniCEConfig.model_type, UniCEConfig)
-    except ValueError:  # already registered (re-import)
-        pass
-    try:
-        AutoModel.register(UniCEConfig, UniCEModel)
-    except ValueError:
-        pass
-
-
-_register()
+with contextlib.suppress(ValueError):  # already registered on a re-import
+    AutoConfig.register(UniCEConfig.model_type, UniCEConfig)
+with contextlib.suppress(ValueError):
+    AutoModel.register(UniCEConfig, UniCEModel)
 
 __all__ = ["UniCEConfig", "UniCEModel", "__version__", "load_model"]
