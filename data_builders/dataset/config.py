@@ -1,0 +1,135 @@
+"""Builder defaults: one dataclass, filled from ``configs/build/<dataset>.yaml``.
+
+The YAML files hold the values (seeds, split ratios, extension targets, timeouts); this
+module only gives them types and validates them, so a typo in a key is an error, not a
+silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from data_builders.errors import UserError
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
+DATASETS = ("humaneval", "mbpp", "apps")
+
+
+@dataclass(frozen=True)
+class ExtensionConfig:
+    """How many tests to aim for and how to get them (see data_builders.extension)."""
+
+    target_tests: int = 120
+    overgenerate: float = 1.6
+    rounds: int = 2
+    reference_timeout: float = 0.5
+    max_references: int = 1
+
+
+@dataclass(frozen=True)
+class TimeoutConfig:
+    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``."""
+
+    factor: float = 20.0
+    min: float = 0.25
+    max: float = 3.0
+
+    def for_reference(self, reference_time: float) -> float:
+        return round(max(self.min, min(self.max, self.factor * reference_time)), 3)
+
+
+@dataclass(frozen=True)
+class MutantConfig:
+    max_edits: int = 2
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    max_new_tokens: int = 384
+    batch_size: int = 8
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """All builder settings; ``fingerprint`` hashes what changes the output rows."""
+
+    seed: int = 20240101
+    split_ratios: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    extension: ExtensionConfig = field(default_factory=ExtensionConfig)
+    timeouts: TimeoutConfig = field(default_factory=TimeoutConfig)
+    mutants: MutantConfig = field(default_factory=MutantConfig)
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def fingerprint(self) -> str:
+        blob = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+_SECTIONS = {
+    "extension": ExtensionConfig,
+    "timeouts": TimeoutConfig,
+    "mutants": MutantConfig,
+    "generation": GenerationConfig,
+}
+
+
+def _section(name: str, values: Any, source: Path) -> Any:
+    cls = _SECTIONS[name]
+    if not isinstance(values, dict):
+        raise UserError(f"{source}: '{name}' must be a mapping")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key(s) {unknown} in '{name}'; allowed: {sorted(known)}")
+    return cls(**values)
+
+
+def parse_ratios(text: str | list[float] | tuple[float, ...]) -> tuple[float, float, float]:
+    """``"0.8,0.1,0.1"`` or a 3-list -> a validated (train, dev, test) triple."""
+    try:
+        parts = [float(x) for x in (text.split(",") if isinstance(text, str) else text)]
+    except ValueError:
+        parts = []
+    if len(parts) != 3 or any(p < 0 for p in parts) or sum(parts) <= 0:
+        raise UserError(
+            f"split ratios {text!r} must be three non-negative numbers train,dev,test "
+            "(e.g. 0.8,0.1,0.1)"
+        )
+    total = sum(parts)
+    return (parts[0] / total, parts[1] / total, parts[2] / total)
+
+
+def load_config(dataset: str, path: str | Path | None = None) -> BuildConfig:
+    """Read ``configs/build/<dataset>.yaml`` (or ``path``) into a :class:`BuildConfig`."""
+    source = Path(path) if path else CONFIG_DIR / f"{dataset}.yaml"
+    if not source.is_file():
+        raise UserError(f"{source}: no such config file")
+    try:
+        raw = yaml.safe_load(source.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise UserError(f"{source}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise UserError(f"{source}: expected a mapping of builder settings")
+    known = {f.name for f in dataclasses.fields(BuildConfig)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in _SECTIONS:
+            values[key] = _section(key, value, source)
+        elif key == "split_ratios":
+            values[key] = parse_ratios(value)
+        else:
+            values[key] = value
+    return BuildConfig(**values)
