@@ -1,0 +1,236 @@
+"""Score records with an LLM judge: prompts -> cache -> backend -> parser -> scores.
+
+Identical prompts are asked once; every reply is cached the moment it arrives; failures are
+recorded per record (``missing``), never turned into a score.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from unice.ice_score.backends import Backend, Completion, Messages, make_backend
+from unice.ice_score.cache import ReplyCache, request_key
+from unice.ice_score.config import IceScoreConfig
+from unice.ice_score.errors import BackendError, IceScoreInputError, RequestFailedError
+from unice.ice_score.parsing import parse_reply
+from unice.ice_score.templates import PromptInput, build_prompt, load_template
+
+MISSING = "missing"
+
+
+@dataclass
+class IceScoreStats:
+    """What a run cost and how complete it is."""
+
+    records: int = 0
+    unique_prompts: int = 0
+    requests: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    scored: int = 0
+    unparsed: int = 0
+    missing: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        """One line for stderr."""
+        return (
+            f"scored {self.scored}/{self.records} (unparsed {self.unparsed}, missing "
+            f"{self.missing}); {self.requests} requests ({self.retries} retries), "
+            f"{self.cache_hits} cache hits, {self.prompt_tokens}+{self.completion_tokens} "
+            f"tokens, {self.seconds:.1f}s"
+        )
+
+
+@dataclass
+class IceScoreRun:
+    """Per-record results, aligned with the input records.
+
+    Attributes:
+        scores: 0-4 floats, ``None`` when unparsed or missing.
+        replies: the judge's raw replies (``None`` when missing).
+        statuses: parser status (see :class:`~unice.ice_score.parsing.ParseResult`) or
+            ``"missing"``.
+        errors: why a record is missing (``None`` otherwise).
+        error: the fatal error that stopped the run early, if any.
+    """
+
+    config: IceScoreConfig
+    scores: list[float | None] = field(default_factory=list)
+    replies: list[str | None] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
+    errors: list[str | None] = field(default_factory=list)
+    stats: IceScoreStats = field(default_factory=IceScoreStats)
+    error: str | None = None
+
+    def annotate(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Copies of ``records`` with ``ice_score``, ``ice_score_reply``, ``..._parser``, ``..._status``."""
+        rows = []
+        for i, record in enumerate(records):
+            row = dict(record)
+            row["ice_score"] = self.scores[i]
+            row["ice_score_reply"] = self.replies[i]
+            row["ice_score_parser"] = self.config.parser
+            row["ice_score_status"] = self.statuses[i]
+            if self.errors[i]:
+                row["ice_score_error"] = self.errors[i]
+            rows.append(row)
+        return rows
+
+
+def build_messages(records: Sequence[Mapping[str, Any]], config: IceScoreConfig) -> list[Messages]:
+    """One single-message chat per record; raises IceScoreInputError on a missing field."""
+    template = load_template(config.template)
+    chats = []
+    for i, record in enumerate(records):
+        prompt = build_prompt(
+            template,
+            _prompt_input(record, i, config),
+            config.aspect,
+            config.with_reference,
+            config.cot,
+        )
+        chats.append([{"role": config.message_role, "content": prompt}])
+    return chats
+
+
+def _prompt_input(record: Mapping[str, Any], i: int, config: IceScoreConfig) -> PromptInput:
+    where = f"record {i + 1}" + (f" (id {record['id']!r})" if "id" in record else "")
+    code = record.get("generated", record.get("completion"))
+    if not isinstance(code, str):
+        raise IceScoreInputError(f"{where} has no 'generated' (or 'completion') code string")
+    problem = record.get("nl")
+    if not isinstance(problem, str) or not problem.strip():
+        raise IceScoreInputError(
+            f"{where} has no problem text in 'nl'; ICE-Score judges code against its problem"
+        )
+    reference = record.get("reference")
+    if config.with_reference and (not isinstance(reference, str) or not reference.strip()):
+        raise IceScoreInputError(
+            f"{where} has no 'reference' code, which --with-reference needs; drop the flag or "
+            "add references"
+        )
+    return PromptInput(problem=problem, code=code, reference=reference)
+
+
+def score_records(
+    records: Sequence[Mapping[str, Any]],
+    config: IceScoreConfig,
+    *,
+    backend: Backend | None = None,
+    raise_on_error: bool = True,
+) -> IceScoreRun:
+    """Judge every record; see the module docstring.
+
+    Args:
+        records: dicts with ``nl``, ``generated`` (or ``completion``), optional ``reference``.
+        config: which judge, aspect, prompt variant and parser.
+        backend: an already built backend (tests, notebooks); default from ``config``.
+        raise_on_error: re-raise a fatal :class:`BackendError` (with ``.run`` holding the
+            partial results) instead of returning the partial run with ``run.error`` set.
+
+    Returns:
+        An :class:`IceScoreRun` aligned with ``records``.
+    """
+    started = time.perf_counter()
+    chats = build_messages(records, config)
+    backend = backend or make_backend(config)
+    cache = ReplyCache(config.cache_dir) if config.cache_dir else None
+    keys = [request_key(backend.name, backend.model, chat, backend.params()) for chat in chats]
+    by_key: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        by_key.setdefault(key, []).append(i)
+
+    run = IceScoreRun(config=config, replies=[None] * len(records), errors=[None] * len(records))
+    stats = run.stats
+    stats.records, stats.unique_prompts = len(records), len(by_key)
+    jobs: list[tuple[int, Messages]] = []
+    for key, indices in by_key.items():
+        entry = cache.get(key) if cache else None
+        if entry is not None:
+            stats.cache_hits += 1
+            for i in indices:
+                run.replies[i] = str(entry["reply"])
+        else:
+            jobs.append((indices[0], chats[indices[0]]))
+
+    bar = tqdm(
+        total=len(jobs),
+        desc=f"ICE-Score {config.model}",
+        unit="req",
+        disable=not config.progress or not jobs,
+    )
+
+    def on_done(index: int, result: Completion | RequestFailedError) -> None:
+        bar.update(1)
+        targets = by_key[keys[index]]
+        if isinstance(result, RequestFailedError):
+            for i in targets:
+                run.errors[i] = str(result)
+            return
+        stats.prompt_tokens += result.prompt_tokens
+        stats.completion_tokens += result.completion_tokens
+        for i in targets:
+            run.replies[i] = result.text
+        if cache:
+            entry = {
+                "reply": result.text,
+                "model": backend.model,
+                "backend": backend.name,
+                "prompt_tokens": result.prompt_tokens,
+                "completion_tokens": result.completion_tokens,
+                "created": time.time(),
+            }
+            cache.put(keys[index], entry)
+
+    try:
+        backend.run(jobs, on_done)
+    except BackendError as exc:
+        run.error = str(exc)
+        fatal = exc
+    else:
+        fatal = None
+    finally:
+        bar.close()
+    _finish(run, backend, started)
+    if fatal is not None:
+        note = f"; {stats.missing} of {stats.records} records missing"
+        if cache:
+            note += f" (finished replies are cached in {config.cache_dir}: rerun to resume)"
+        run.error += note
+        if raise_on_error:
+            error = type(fatal)(run.error)
+            error.run = run
+            raise error from None
+    return run
+
+
+def _finish(run: IceScoreRun, backend: Backend, started: float) -> None:
+    """Parse replies, mark missing ones, and fill in the stats."""
+    stats = run.stats
+    for i, reply in enumerate(run.replies):
+        if reply is None:
+            run.scores.append(None)
+            run.statuses.append(MISSING)
+            run.errors[i] = run.errors[i] or "not scored: the run stopped before this request"
+            stats.missing += 1
+            continue
+        parsed = parse_reply(reply, run.config.aspect, run.config.parser)
+        run.scores.append(parsed.score)
+        run.statuses.append(parsed.status)
+        if parsed.score is None:
+            stats.unparsed += 1
+        else:
+            stats.scored += 1
+    stats.requests, stats.retries = backend.stats.requests, backend.stats.retries
+    stats.seconds = time.perf_counter() - started
