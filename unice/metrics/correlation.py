@@ -14,6 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+CORRELATIONS = ("kendall", "spearman", "pearson")
+"""Names of the three correlations, in the order the papers report them."""
+
 
 def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=np.float64).reshape(-1)

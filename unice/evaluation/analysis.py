@@ -1,0 +1,131 @@
+"""Every agreement figure of every metric column against the split's execution labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from unice.evaluation.columns import MetricColumn
+from unice.evaluation.data import EvalData
+from unice.evaluation.errors import EvaluationError
+from unice.metrics import (
+    auroc,
+    best_of_n,
+    binary_metrics,
+    bootstrap_correlations,
+    corpus_correlations,
+    example_level_correlations,
+    passability_agreement,
+)
+
+LABELS = ("pass_ratio", "passed")
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """Knobs of the analysis (mirrors ``configs/evaluate.yaml``).
+
+    Attributes:
+        label: what correlations are computed against: ``pass_ratio`` (CodeScore paper) or
+            ``passed`` (binary functional correctness, as in ICE-Score's HumanEval tables).
+        threshold: probability threshold for Exec and Passability decisions.
+        n_resamples: bootstrap resamples (0 disables the intervals).
+        confidence: interval mass.
+        seed: bootstrap seed.
+    """
+
+    label: str = "pass_ratio"
+    threshold: float = 0.5
+    n_resamples: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.label not in LABELS:
+            raise EvaluationError(
+                f"label={self.label!r} is unknown; choose from {', '.join(LABELS)}"
+            )
+        if self.n_resamples < 0:
+            raise EvaluationError(f"bootstrap.n_resamples={self.n_resamples} must be >= 0")
+
+
+def label_values(data: EvalData, label: str) -> np.ndarray:
+    """The ground-truth vector the correlations use, shape ``(n,)``."""
+    return data.pass_ratio if label == "pass_ratio" else data.passed.astype(np.float64)
+
+
+def analyse_column(
+    column: MetricColumn, data: EvalData, settings: AnalysisSettings
+) -> dict[str, Any]:
+    """The figures of one column (``None`` stands for "undefined", never 0)."""
+    gold = label_values(data, settings.label)
+    keep = np.isfinite(column.scores)
+    example = example_level_correlations(column.scores, gold, data.task_ids)
+    result: dict[str, Any] = {
+        "name": column.name,
+        "kind": column.kind,
+        "n_scored": column.n_scored,
+        "seconds": column.seconds,
+        "time_note": column.time_note,
+        "settings": column.settings,
+        "corpus": corpus_correlations(column.scores[keep], gold[keep]),
+        "example": example.to_dict(),
+        "mae": (
+            float(np.mean(np.abs(column.scores[keep] - data.pass_ratio[keep])))
+            if column.unit_interval
+            else None
+        ),
+        "auroc_passed": auroc(column.scores, data.passed),
+        "best_of_n": {
+            "passed": best_of_n(column.scores, data.passed.astype(float), data.task_ids),
+            "pass_ratio": best_of_n(column.scores, data.pass_ratio, data.task_ids),
+        },
+        "exec": None,
+        "passability": None,
+    }
+    if column.exec_probs is not None:
+        result["exec"] = binary_metrics(column.exec_probs, data.executable, settings.threshold)
+    if column.kind == "codescore":
+        result["passability"] = passability_agreement(
+            column.scores, data.passed, settings.threshold
+        )
+    return result
+
+
+def analyse(
+    columns: Sequence[MetricColumn],
+    data: EvalData,
+    settings: AnalysisSettings,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Figures of every column plus paired bootstrap intervals (same problem resamples)."""
+    results = [analyse_column(column, data, settings) for column in columns]
+    if settings.n_resamples and columns:
+        intervals = bootstrap_correlations(
+            {c.name: c.scores for c in columns},
+            label_values(data, settings.label),
+            data.task_ids,
+            n_resamples=settings.n_resamples,
+            confidence=settings.confidence,
+            seed=settings.seed,
+            progress=progress,
+        )
+        for result in results:
+            result["ci"] = intervals[result["name"]]
+    return results
+
+
+def label_summary(data: EvalData) -> dict[str, Any]:
+    """What the labels look like: the context every correlation needs."""
+    return {
+        "n_samples": len(data),
+        "n_problems": data.n_problems,
+        "avg_pass_ratio": float(data.pass_ratio.mean()),
+        "pass_rate": float(data.passed.mean()),
+        "exec_rate": float(data.executable.mean()),
+        "with_reference": int(sum(bool(r.strip()) for r in data.references)),
+        "with_nl": int(sum(bool(n.strip()) for n in data.nls)),
+    }

@@ -1,0 +1,96 @@
+"""What every baseline implements, and the runner that times them and records skips.
+
+Why a runner: a baseline whose resource is missing (WordNet, a tree-sitter grammar, an encoder
+that is not on disk) must show up in the report as *skipped, because ...* — a column of zeros
+would look like a terrible metric instead of a missing one. Each baseline's wall time is measured
+around its own work (model loading included) for the report's time column.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from unice.evaluation.errors import BaselineUnavailable
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def code_tokens(code: str) -> list[str]:
+    """Identifier/number runs and single punctuation characters (whitespace dropped).
+
+    Used by the token-level baselines (METEOR, CrystalBLEU, exact match is on text) so that
+    ``f(x)+1`` gives ``f ( x ) + 1`` rather than one "word" as whitespace splitting would.
+    """
+    return _TOKEN.findall(code)
+
+
+class Baseline(ABC):
+    """A reference-based metric computed on (candidate, reference) pairs.
+
+    Attributes:
+        columns: names of the score columns it produces (e.g. ``("BLEU", "chrF")``), each on a
+            0-1 scale so that MAE and plots are comparable with CodeScore.
+    """
+
+    columns: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        """Raise :class:`BaselineUnavailable` with the reason when a resource is missing."""
+        return None
+
+    @abstractmethod
+    def score(self, candidates: Sequence[str], references: Sequence[str]) -> dict[str, list[float]]:
+        """Scores of each pair, one list per column, each of length ``len(candidates)``."""
+
+    def describe(self) -> dict[str, Any]:
+        """Settings worth recording in the report (model names, n-gram choices...)."""
+        return {}
+
+
+@dataclass
+class BaselineRun:
+    """Outcome of one baseline on one split.
+
+    Attributes:
+        name: the baseline's config key.
+        columns: column name -> scores of shape ``(n,)``; ``nan`` where a sample has no reference.
+        seconds: wall time of the baseline (``None`` when skipped).
+        skipped: the reason it was not computed, or ``None``.
+        settings: what :meth:`Baseline.describe` reported.
+    """
+
+    name: str
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    seconds: float | None = None
+    skipped: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def run_baseline(
+    name: str, baseline: Baseline, candidates: Sequence[str], references: Sequence[str]
+) -> BaselineRun:
+    """Score the pairs that have a reference; record a skip instead of failing the evaluation."""
+    start = time.perf_counter()
+    try:
+        baseline.check()
+        index = [i for i, ref in enumerate(references) if ref.strip()]
+        if not index:
+            raise BaselineUnavailable("no sample has a reference (reference-based metric)")
+        scores = baseline.score([candidates[i] for i in index], [references[i] for i in index])
+    except BaselineUnavailable as exc:
+        return BaselineRun(name=name, skipped=str(exc), settings=baseline.describe())
+    seconds = time.perf_counter() - start
+    columns = {}
+    for column, values in scores.items():
+        full = np.full(len(candidates), math.nan)
+        full[index] = np.asarray(values, dtype=np.float64)
+        columns[column] = full
+    return BaselineRun(name=name, columns=columns, seconds=seconds, settings=baseline.describe())

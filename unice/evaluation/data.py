@@ -1,0 +1,120 @@
+"""Loading the split to evaluate: a dataset folder + split name, or one JSONL file.
+
+Rows follow the dataset contract (``id``, ``task_id``, ``nl``, ``reference``, ``generated`` and
+the execution labels). Labels are mandatory here: without them there is nothing to correlate with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from data_builders.errors import UserError
+from data_builders.jsonl import iter_jsonl
+from unice.evaluation.errors import EvaluationError
+
+LABEL_FIELDS = ("pass_ratio", "executable", "passed")
+TEXT_FIELDS = ("id", "task_id", "generated")
+
+
+@dataclass
+class EvalData:
+    """One split, column-wise.
+
+    Attributes:
+        rows: the raw records (kept for external scorers such as ICE-Score).
+        path: the JSONL file read.
+        sha256: hash of that file's bytes (provenance).
+        ids, task_ids, generated, references, nls: per-sample strings.
+        pass_ratio: shape ``(n,)`` float; executable, passed: shape ``(n,)`` bool.
+    """
+
+    rows: list[dict[str, Any]]
+    path: Path
+    sha256: str
+
+    def __post_init__(self) -> None:
+        self.ids = [str(r["id"]) for r in self.rows]
+        self.task_ids = [str(r["task_id"]) for r in self.rows]
+        self.generated = [str(r["generated"]) for r in self.rows]
+        self.references = [str(r.get("reference") or "") for r in self.rows]
+        self.nls = [str(r.get("nl") or "") for r in self.rows]
+        self.pass_ratio = np.asarray([float(r["pass_ratio"]) for r in self.rows])
+        self.executable = np.asarray([bool(r["executable"]) for r in self.rows])
+        self.passed = np.asarray([bool(r["passed"]) for r in self.rows])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def n_problems(self) -> int:
+        return len(set(self.task_ids))
+
+
+def resolve_split(data: str | Path | None, split: str) -> Path:
+    """The JSONL file for ``data`` (a folder holding ``<split>.jsonl``, or a file)."""
+    if data in (None, ""):
+        raise EvaluationError(
+            "no data given: pass data=DIR (a dataset folder with test.jsonl) or data=FILE.jsonl"
+        )
+    path = Path(data)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        for candidate in (path / f"{split}.jsonl", path / f"{split}.jsonl.gz"):
+            if candidate.is_file():
+                return candidate
+        found = sorted(p.name.split(".")[0] for p in path.glob("*.jsonl*"))
+        raise EvaluationError(
+            f"split '{split}' not found in {path} (splits there: {', '.join(found) or 'none'}); "
+            "pass split=NAME or build the dataset with `python -m data_builders build ...`"
+        )
+    raise EvaluationError(
+        f"data {path} does not exist: pass data=DIR (built by `python -m data_builders build`) "
+        "or data=FILE.jsonl"
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_split(data: str | Path | None, split: str = "test", limit: int | None = None) -> EvalData:
+    """Read and validate the split; ``limit`` keeps the first N rows (quick looks only).
+
+    Raises:
+        EvaluationError: missing folder/split/file, malformed lines, rows without labels,
+            duplicate ids, or an empty file.
+    """
+    path = resolve_split(data, split)
+    rows = []
+    try:
+        for line, row in iter_jsonl(path, required=TEXT_FIELDS, what="sample"):
+            missing = [name for name in LABEL_FIELDS if row.get(name) is None]
+            if missing:
+                raise EvaluationError(
+                    f"{path}:{line}: sample has no execution labels ({', '.join(missing)}); "
+                    "evaluate a labelled split built by `python -m data_builders build` or label "
+                    "it with `unice-label`"
+                )
+            rows.append(row)
+            if limit is not None and len(rows) >= limit:
+                break
+    except UserError as exc:
+        raise EvaluationError(str(exc)) from None
+    if not rows:
+        raise EvaluationError(f"{path} holds no samples: rebuild the dataset")
+    counts = Counter(str(r["id"]) for r in rows)
+    if len(counts) != len(rows):
+        dup = next(i for i, c in counts.items() if c > 1)
+        raise EvaluationError(f"{path}: duplicate sample id {dup!r}; ids must be unique")
+    return EvalData(rows=rows, path=path, sha256=_sha256(path))

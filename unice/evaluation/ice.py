@@ -1,0 +1,44 @@
+"""ICE-Score (LLM judge) as one more metric column, via the ICE helper's ``score_records``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from unice.evaluation.columns import MetricColumn
+from unice.evaluation.data import EvalData
+from unice.evaluation.errors import EvaluationError
+
+
+def ice_score_column(data: EvalData, options: Mapping[str, Any]) -> MetricColumn:
+    """Judge every sample; unparsed/missing judgements stay ``nan`` (counted, not zeroed).
+
+    Raises:
+        EvaluationError: the ICE-Score module is missing, misconfigured or its server fails.
+    """
+    try:
+        from unice.ice_score import IceScoreConfig, IceScoreError, score_records
+    except ImportError as exc:
+        raise EvaluationError(
+            f"ice_score is set but unice.ice_score cannot be imported ({exc}); drop ice_score= "
+            "or update the checkout"
+        ) from None
+    try:
+        config = IceScoreConfig(**dict(options))
+        run = score_records(data.rows, config)
+    except TypeError as exc:
+        raise EvaluationError(f"bad ice_score option: {exc}") from None
+    except IceScoreError as exc:
+        raise EvaluationError(f"ICE-Score failed: {exc}") from None
+    name = "Ref-ICE-Score" if config.with_reference else "ICE-Score"
+    stats = run.stats.to_dict()
+    return MetricColumn(
+        name=name,
+        scores=np.asarray([np.nan if s is None else float(s) for s in run.scores]),
+        kind="ice_score",
+        seconds=float(stats.get("seconds") or 0.0),
+        time_note=f"{stats.get('requests', 0)} requests, {stats.get('cache_hits', 0)} cache hits",
+        settings={"model": config.model, "aspect": config.aspect, "stats": stats},
+    )

@@ -1,0 +1,150 @@
+"""``evaluate(cfg)``: the whole evaluation run behind ``python evaluate.py``.
+
+Order: load and validate the split, collect metric columns (checkpoint formats, baselines,
+external files, ICE-Score), analyse them against the labels, then write report.json, report.md,
+scores.jsonl and the plots, and print the tables.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from data_builders.jsonl import write_jsonl
+from unice.evaluation.analysis import AnalysisSettings, analyse, label_summary
+from unice.evaluation.baselines import run_baselines
+from unice.evaluation.codescore import score_checkpoint
+from unice.evaluation.columns import MetricColumn, SkippedMetric
+from unice.evaluation.data import EvalData, load_split
+from unice.evaluation.errors import EvaluationError
+from unice.evaluation.external import load_external_scores
+from unice.evaluation.ice import ice_score_column
+from unice.evaluation.plots import (
+    plot_correlation_bars,
+    plot_exec_reliability,
+    plot_predicted_vs_true,
+)
+from unice.evaluation.provenance import execution_cost, provenance
+from unice.evaluation.report import print_tables, to_jsonable, write_report
+
+
+def _to_dict(cfg: Any) -> dict[str, Any]:
+    try:
+        from omegaconf import DictConfig, OmegaConf
+    except ImportError:  # pragma: no cover - hydra-core is a dependency
+        return dict(cfg)
+    if isinstance(cfg, DictConfig):
+        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+    return dict(cfg)
+
+
+def collect_columns(
+    cfg: Mapping[str, Any], data: EvalData, progress: bool
+) -> tuple[list[MetricColumn], list[SkippedMetric]]:
+    """Every metric column the config asks for, and the metrics that had to be skipped."""
+    columns: list[MetricColumn] = []
+    skipped: list[SkippedMetric] = []
+    if cfg.get("ckpt_path"):
+        columns += score_checkpoint(
+            cfg["ckpt_path"], data, int(cfg.get("batch_size", 32)), cfg.get("device"), progress
+        )
+    for run in run_baselines(cfg.get("baselines") or {}, data.generated, data.references, progress):
+        if run.skipped:
+            skipped.append(SkippedMetric(run.name, run.skipped))
+            continue
+        for name, scores in run.columns.items():
+            columns.append(
+                MetricColumn(
+                    name,
+                    scores,
+                    "baseline",
+                    seconds=run.seconds,
+                    time_note=f"shared with {', '.join(run.columns)}"
+                    if len(run.columns) > 1
+                    else "",
+                    settings=run.settings,
+                )
+            )
+    columns += load_external_scores(cfg.get("scores"), data.ids)
+    if cfg.get("ice_score"):
+        columns.append(ice_score_column(data, cfg["ice_score"]))
+    return columns, skipped
+
+
+def _output_dir(cfg: Mapping[str, Any]) -> Path:
+    value = cfg.get("output_dir")
+    if value:
+        return Path(value)
+    return Path("outputs/eval") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+
+
+def _write_scores(columns: list[MetricColumn], data: EvalData, path: Path) -> None:
+    """Per-sample scores, re-usable later as ``scores=<this file>``."""
+    rows = []
+    for i, sample_id in enumerate(data.ids):
+        row: dict[str, Any] = {"id": sample_id}
+        for column in columns:
+            row[column.name] = column.scores[i]
+        rows.append(to_jsonable(row))
+    write_jsonl(path, rows)
+
+
+def _plots(columns: list[MetricColumn], data: EvalData, metrics: list, out: Path) -> list[str]:
+    made = [
+        plot_predicted_vs_true(columns, data.pass_ratio, out / "pred_vs_true.png"),
+        plot_exec_reliability(columns, data.executable, out / "exec_reliability.png"),
+        plot_correlation_bars(metrics, out / "correlations.png"),
+    ]
+    return [str(path) for path in made if path is not None]
+
+
+def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
+    """Run the evaluation described by ``cfg`` (``configs/evaluate.yaml``); return the report.
+
+    Raises:
+        EvaluationError: any user-fixable problem (data, split, labels, checkpoint, scores).
+    """
+    cfg = _to_dict(cfg)
+    console = console or Console(stderr=False)
+    progress = bool(cfg.get("progress", True))
+    boot = cfg.get("bootstrap") or {}
+    settings = AnalysisSettings(
+        label=cfg.get("label", "pass_ratio"),
+        threshold=float(cfg.get("threshold", 0.5)),
+        n_resamples=int(boot.get("n_resamples", 1000)),
+        confidence=float(boot.get("confidence", 0.95)),
+        seed=int(boot.get("seed", 0)),
+    )
+    started = time.perf_counter()
+    data = load_split(cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"))
+    columns, skipped = collect_columns(cfg, data, progress)
+    if not columns:
+        raise EvaluationError(
+            "nothing to evaluate: pass ckpt_path=DIR, scores=FILE.jsonl, +ice_score=default, "
+            "or enable baselines (baselines=all)"
+        )
+    metrics = analyse(columns, data, settings, progress=progress)
+    out = _output_dir(cfg)
+    report: dict[str, Any] = {
+        "provenance": provenance(cfg.get("ckpt_path")),
+        "settings": {**settings.__dict__, "split": cfg.get("split", "test")},
+        "data": {"path": str(data.path), "sha256": data.sha256, **label_summary(data)},
+        "metrics": metrics,
+        "skipped": [s.__dict__ for s in skipped],
+        "execution_cost": execution_cost(data.path, cfg.get("split", "test")),
+        "config": cfg,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    _write_scores(columns, data, out / "scores.jsonl")
+    report["plots"] = _plots(columns, data, metrics, out) if cfg.get("plots", True) else []
+    report["seconds"] = time.perf_counter() - started
+    paths = write_report(report, out)
+    print_tables(report, console)
+    console.print(f"report: {paths['md']} and {paths['json']}")
+    report["output_dir"] = str(out)
+    return report
