@@ -101,7 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[FakeOpenAIServer]:
     """A fresh fake server per test (own counters), shut down afterwards."""
     srv = FakeOpenAIServer()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield srv

@@ -73,5 +73,6 @@ class ReplyCache:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
-    def __len__(self) -> int:
+    def count(self) -> int:
+        """Number of stored replies (not ``__len__``: an empty cache must still be truthy)."""
         return sum(1 for _ in self.root.glob("*/*.json"))

@@ -156,7 +156,7 @@ def score_records(
     stats.records, stats.unique_prompts = len(records), len(by_key)
     jobs: list[tuple[int, Messages]] = []
     for key, indices in by_key.items():
-        entry = cache.get(key) if cache else None
+        entry = cache.get(key) if cache is not None else None
         if entry is not None:
             stats.cache_hits += 1
             for i in indices:
@@ -182,7 +182,7 @@ def score_records(
         stats.completion_tokens += result.completion_tokens
         for i in targets:
             run.replies[i] = result.text
-        if cache:
+        if cache is not None:
             entry = {
                 "reply": result.text,
                 "model": backend.model,
@@ -205,7 +205,7 @@ def score_records(
     _finish(run, backend, started)
     if fatal is not None:
         note = f"; {stats.missing} of {stats.records} records missing"
-        if cache:
+        if cache is not None:
             note += f" (finished replies are cached in {config.cache_dir}: rerun to resume)"
         run.error += note
         if raise_on_error:

@@ -100,7 +100,7 @@ class TransformersBackend:
         for row, prompt_tokens in zip(new_tokens, prompt_lengths, strict=True):
             kept = row[row != tokenizer.pad_token_id] if tokenizer.pad_token_id is not None else row
             text = tokenizer.decode(kept, skip_special_tokens=True)
-            completions.append(Completion(text.strip(), int(prompt_tokens), int(kept.numel())))
+            completions.append(Completion(text, int(prompt_tokens), int(kept.numel())))
         return completions
 
 
