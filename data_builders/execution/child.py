@@ -1,0 +1,336 @@
+"""The forked child that runs one program's tests (never imported by the host's hot path).
+
+It runs inside a worker, after ``fork``: it confines itself (new session, rlimits, seccomp),
+loads the program, then runs tests ``start..n-1`` one by one with a CPU-time limit each, and
+reports one JSON line per test on the result pipe. It never sees expected values: for call
+and stdin tests it reports the return value / stdout and the host compares.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import ctypes
+import functools
+import json
+import math
+import os
+import resource
+import signal
+import sys
+import traceback
+from typing import Any
+
+from data_builders.execution.values import ValueCodecError, decode_value, encode_value
+
+_PR_SET_PDEATHSIG = 1
+_PLAIN_SCALARS = (bool, int, float, str, bytes, complex, type(None))
+
+
+class Timeout(BaseException):
+    """Raised by the SIGPROF handler: the test used up its CPU time."""
+
+
+class NotPlainError(Exception):
+    """candidate returned a value that is not made of exact builtin types."""
+
+
+def _on_sigprof(signum: int, frame: Any) -> None:
+    raise Timeout
+
+
+def check_plain(value: Any, depth: int = 0) -> None:
+    """Raise NotPlainError unless value is built from exact builtin types (no subclasses)."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return
+    if depth > 200:
+        raise NotPlainError("returned value nested deeper than 200 levels")
+    if kind in (list, tuple, set, frozenset):
+        for item in value:
+            check_plain(item, depth + 1)
+    elif kind is dict:
+        for key, item in value.items():
+            check_plain(key, depth + 1)
+            check_plain(item, depth + 1)
+    else:
+        raise NotPlainError(f"candidate returned a {kind.__qualname__}, not a builtin value")
+
+
+def _wrap(fn: Any) -> Any:
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        value = fn(*args, **kwargs)
+        check_plain(value)
+        return value
+
+    return candidate
+
+
+class Channel:
+    """The result pipe (close-on-exec, so an exec'd program could not inherit it)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, allow_nan=False) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+
+def confine(job: dict[str, Any], scratch: str, result_fd: int, use_seccomp: bool) -> None:
+    """Session, death signal, rlimits, file descriptors and seccomp for this child."""
+    os.setsid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    memory = job["memory_mb"] * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (job["max_output"], job["max_output"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (job["nofile"], job["nofile"]))
+    budget = math.ceil(_cpu() + (len(job["tests"]) + 1) * (job["timeout"] + 1) + 5)
+    resource.setrlimit(resource.RLIMIT_CPU, (budget, budget))
+    if not use_seccomp and os.geteuid() != 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # ignored for root
+    os.chdir(scratch)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    _redirect(1, "stdout")
+    _redirect(2, "stderr")
+    os.closerange(3, result_fd)
+    os.closerange(result_fd + 1, 65536)
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    signal.signal(signal.SIGPROF, _on_sigprof)
+    if use_seccomp:
+        from data_builders.execution.sandbox import build_filter
+
+        build_filter(os.getpid()).load()
+
+
+def _redirect(fd: int, name: str) -> None:
+    new = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    os.dup2(new, fd)
+    os.close(new)
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def arm(timeout: float) -> float:
+    """Start one test's CPU clock: SIGPROF for Python code, RLIMIT_CPU for C loops."""
+    now = _cpu()
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    soft = min(hard, math.ceil(now + timeout) + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    signal.setitimer(signal.ITIMER_PROF, timeout)
+    return now
+
+
+def disarm(started: float) -> float:
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    return _cpu() - started
+
+
+def classify(exc: BaseException, assertion: bool = False) -> tuple[str, str]:
+    """Map an exception raised by the program or a test to (status, detail)."""
+    if isinstance(exc, Timeout):
+        return "timeout", "CPU time limit exceeded"
+    if isinstance(exc, MemoryError):
+        return "memory", "MemoryError (memory limit exceeded)"
+    if isinstance(exc, (AssertionError, NotPlainError)) and assertion:
+        return "wrong_answer", _describe(exc)
+    if isinstance(exc, NotPlainError):
+        return "wrong_answer", str(exc)
+    return "runtime_error", _describe(exc)
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    except Exception:  # noqa: BLE001 - a hostile __str__ must not break reporting
+        text = type(exc).__name__
+    return text[-500:]
+
+
+def run_guarded(fn: Any, timeout: float, assertion: bool = False) -> tuple[str, str, Any, float]:
+    """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds)."""
+    started = arm(timeout)
+    try:
+        value = fn()
+        status, detail = "ok", ""
+    except BaseException as exc:  # noqa: BLE001 - the program may raise anything, SystemExit too
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        status, detail = classify(exc, assertion)
+        value = None
+    return status, detail, value, disarm(started)
+
+
+def _compile(source: str, name: str) -> Any:
+    return compile(source, name, "exec", dont_inherit=True)
+
+
+def _resolve(namespace: dict[str, Any], entry_point: str) -> Any:
+    head, _, method = entry_point.partition(".")
+    target = namespace[head]
+    if method:
+        target = getattr(target(), method)
+    return target
+
+
+def _candidate(namespace: dict[str, Any], entry_point: str | None) -> Any:
+    if not entry_point:
+        return None
+    return _wrap(_resolve(namespace, entry_point))
+
+
+def _test_function(source: str, namespace: dict[str, Any]) -> Any:
+    """Compile an AssertionTest body as ``def _unice_test(candidate): <body>`` via the AST,
+    so multi-line strings in the test keep their exact text."""
+    import ast
+
+    body = ast.parse(source).body or [ast.Pass()]
+    args = ast.arguments(
+        posonlyargs=[], args=[ast.arg("candidate")], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )
+    func = ast.FunctionDef(name="_unice_test", args=args, body=body, decorator_list=[])
+    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
+    local: dict[str, Any] = {}
+    exec(compile(module, "<test>", "exec"), namespace, local)  # noqa: S102 - sandboxed child
+    return local["_unice_test"]
+
+
+def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
+    """Load a function program once, then run tests start..n-1."""
+    tests, timeout = job["tests"], job["timeout"]
+    namespace: dict[str, Any] = {}
+    try:
+        code = _compile(job["source"] + "\n" + job["setup"], "<program>")
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        channel.send({"k": -1, "s": "compile_error", "d": _describe(exc)})
+        return
+    status, detail, _, _ = run_guarded(lambda: exec(code, namespace), timeout)  # noqa: S102
+    channel.send({"k": -1, "s": status, "d": detail})
+    if status != "ok":
+        return
+    entry = job.get("entry_point")
+    for index in range(start, len(tests)):
+        test = tests[index]
+        if test["kind"] == "call":
+            status, detail, value, used = run_guarded(
+                lambda t=test: _resolve(namespace, entry)(*decode_value(t["args"])), timeout
+            )
+            message = {"k": index, "s": status, "t": used, "d": detail}
+            if status == "ok":
+                _attach_value(message, value, job["max_output"])
+        else:
+            status, detail, _, used = run_guarded(
+                lambda t=test: _test_function(t["source"], namespace)(_candidate(namespace, entry)),
+                timeout,
+                assertion=True,
+            )
+            message = {
+                "k": index,
+                "s": "pass" if status == "ok" else status,
+                "t": used,
+                "d": detail,
+            }
+        channel.send(message)
+
+
+def _attach_value(message: dict[str, Any], value: Any, limit: int) -> None:
+    try:
+        encoded = encode_value(value)
+        size = len(json.dumps(encoded, allow_nan=False))
+    except (ValueCodecError, RecursionError, ValueError, MemoryError) as exc:
+        message.update(s="wrong_answer", d=f"return value cannot be sent: {exc}")
+        return
+    if size > limit:
+        message.update(s="wrong_answer", d=f"return value too large ({size} bytes encoded)")
+        return
+    message["o"] = encoded
+
+
+def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
+    """Run a standard-input program as ``__main__`` once per test, fresh globals each time."""
+    tests, timeout = job["tests"], job["timeout"]
+    try:
+        code = _compile(job["source"], "main.py")
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        channel.send({"k": -1, "s": "compile_error", "d": _describe(exc)})
+        return
+    channel.send({"k": -1, "s": "ok", "d": ""})
+    limit = sys.getrecursionlimit()
+    for index in range(start, len(tests)):
+        prepare_stdio(tests[index]["stdin"])
+        sys.setrecursionlimit(limit)
+        namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
+        status, detail, _, used = run_guarded(
+            functools.partial(_exec_main, code, namespace), timeout
+        )
+        if status == "ok":
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+        message = {"k": index, "s": status, "t": used, "d": detail}
+        if status == "ok":
+            message["o"] = read_stdout(job["max_output"])
+        channel.send(message)
+
+
+def _exec_main(code: Any, namespace: dict[str, Any]) -> None:
+    try:
+        exec(code, namespace)  # noqa: S102 - sandboxed child
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            raise RuntimeError(f"exited with status {exc.code!r}") from None
+
+
+def prepare_stdio(stdin_text: str) -> None:
+    """Fresh real descriptors for one test: stdin from a file, empty stdout/stderr files."""
+    fd = os.open("stdin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    data = memoryview(stdin_text.encode("utf-8"))
+    while data:
+        data = data[os.write(fd, data) :]
+    os.close(fd)
+    fd = os.open("stdin", os.O_RDONLY)
+    os.dup2(fd, 0)
+    os.close(fd)
+    _redirect(1, "stdout")
+    _redirect(2, "stderr")
+    os.ftruncate(1, 0)
+    os.ftruncate(2, 0)
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+
+
+def read_stdout(limit: int, path: str = "stdout") -> str:
+    """The captured stdout text (at most ``limit`` bytes, invalid UTF-8 replaced)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def child_main(
+    job: dict[str, Any], start: int, scratch: str, result_fd: int, use_seccomp: bool
+) -> None:
+    """Entry point after fork; never returns (``os._exit``)."""
+    code = 0
+    try:
+        confine(job, scratch, result_fd, use_seccomp)
+        channel = Channel(result_fd)
+        if job["mode"] == "stdio":
+            run_stdio_job(job, start, channel)
+        else:
+            run_function_job(job, start, channel)
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+    except BaseException:  # noqa: BLE001 - whatever happens, the child must exit here
+        code = 70
+    os._exit(code)

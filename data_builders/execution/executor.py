@@ -1,0 +1,254 @@
+"""The public executor: a pool of sandboxed workers that label programs test by test.
+
+Usage::
+
+    with Executor(workers=2) as ex:
+        result = ex.run(Program(source, [CallTest([1, 2], 3)], entry_point="add"))
+        for result in ex.map(programs, progress="label"):
+            ...
+
+Each worker is a fresh interpreter (inside bubblewrap when it works) that forks one child per
+program; see worker.py for supervision and sandbox.py for isolation. The host never runs
+program code: it builds jobs, compares return values / stdout against expectations (the child
+never sees them) and assembles :class:`ProgramResult` objects.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from data_builders.execution.compare import call_matches, stdout_matches
+from data_builders.execution.process import WorkerError, WorkerProcess
+from data_builders.execution.sandbox import ISOLATION_LEVELS, bwrap_problem, seccomp_problem
+from data_builders.execution.types import (
+    MISSING,
+    AssertionTest,
+    CallTest,
+    ExecutionLimits,
+    Program,
+    ProgramResult,
+    StdioTest,
+    TestOutcome,
+)
+from data_builders.execution.values import ValueCodecError, decode_value, encode_value
+
+DEFAULT_PRELOAD = (
+    "array", "ast", "bisect", "cmath", "collections", "copy", "datetime", "decimal",
+    "fractions", "functools", "hashlib", "heapq", "io", "itertools", "json", "math",
+    "operator", "random", "re", "statistics", "string", "sys", "typing",
+)  # fmt: skip
+"""Modules imported once per worker, so children start with them loaded (fork shares them)."""
+
+_WARNED: set[str] = set()
+_WARN_LOCK = threading.Lock()
+
+
+class ExecutorUnavailableError(RuntimeError):
+    """The requested isolation level cannot be provided on this machine."""
+
+
+def _warn_once(message: str) -> None:
+    with _WARN_LOCK:
+        if message in _WARNED:
+            return
+        _WARNED.add(message)
+    print(f"\n{'!' * 78}\nwarning: {message}\n{'!' * 78}", file=sys.stderr, flush=True)
+
+
+def _plan_isolation(isolation: str) -> tuple[bool, bool]:
+    """(use bwrap, use seccomp) for a requested level; raise if it cannot be met."""
+    if isolation != "auto" and isolation not in ISOLATION_LEVELS:
+        raise ValueError(f"isolation must be 'auto' or one of {ISOLATION_LEVELS}")
+    bwrap_issue, seccomp_issue = bwrap_problem(), seccomp_problem()
+    if isolation == "auto":
+        return bwrap_issue is None, seccomp_issue is None
+    want_bwrap, want_seccomp = "bwrap" in isolation, "seccomp" in isolation
+    for wanted, issue in ((want_bwrap, bwrap_issue), (want_seccomp, seccomp_issue)):
+        if wanted and issue:
+            raise ExecutorUnavailableError(f"isolation {isolation!r} unavailable: {issue}")
+    return want_bwrap, want_seccomp
+
+
+def _encode_test(test: Any) -> dict[str, Any]:
+    if isinstance(test, CallTest):
+        try:
+            return {"kind": "call", "args": encode_value(list(test.args))}
+        except ValueCodecError as exc:
+            raise ValueError(f"CallTest arguments must be plain builtin values: {exc}") from None
+    if isinstance(test, AssertionTest):
+        return {"kind": "assert", "source": test.source}
+    return {"kind": "stdio", "stdin": test.stdin}
+
+
+class Executor:
+    """A pool of persistent sandboxed workers.
+
+    Args:
+        workers: worker processes (default: one per CPU core available to us).
+        limits: default resource limits (``Program.timeout`` overrides the time limit).
+        isolation: ``"auto"`` (best available; warns once, loudly, when falling back) or one
+            of ``"bwrap+seccomp"``, ``"bwrap"``, ``"seccomp"``, ``"rlimits"`` (exactly that
+            level, or :class:`ExecutorUnavailableError`).
+        preload: modules each worker imports once before forking children.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        limits: ExecutionLimits | None = None,
+        isolation: str = "auto",
+        preload: tuple[str, ...] = DEFAULT_PRELOAD,
+    ) -> None:
+        self.limits = limits or ExecutionLimits()
+        self.n_workers = max(1, workers or len(os.sched_getaffinity(0)))
+        use_bwrap, use_seccomp = _plan_isolation(isolation)
+        self._idle: queue.Queue[WorkerProcess] = queue.Queue()
+        self._workers: list[WorkerProcess] = []
+        self._job_ids = iter(range(1 << 62))
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        try:
+            for _ in range(self.n_workers):
+                worker = WorkerProcess(use_bwrap, use_seccomp, preload)
+                self._workers.append(worker)
+                self._idle.put(worker)
+        except WorkerError:
+            self.close()
+            raise
+        seccomp_active = all(w.seccomp_active for w in self._workers)
+        if use_seccomp and not seccomp_active and isolation != "auto":
+            self.close()
+            raise ExecutorUnavailableError("the kernel refused the seccomp filter")
+        self.isolation = (
+            "+".join(name for name, on in (("bwrap", use_bwrap), ("seccomp", seccomp_active)) if on)
+            or "rlimits"
+        )
+        if self.isolation != "bwrap+seccomp":
+            missing = [bwrap_problem()] if not use_bwrap else []
+            missing += [seccomp_problem() or "seccomp filter refused"] if not seccomp_active else []
+            _warn_once(
+                f"programs run with isolation {self.isolation!r} only "
+                f"({'; '.join(m for m in missing if m)}). Without bubblewrap a program can read "
+                "and write your files and use the network; without seccomp it can fork and "
+                "signal other processes. Install bubblewrap and pyseccomp for the full sandbox."
+            )
+
+    # -- context management -------------------------------------------------------------
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every worker and remove their scratch directories."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        for worker in self._workers:
+            worker.close()
+        self._workers = []
+
+    # -- running --------------------------------------------------------------------------
+    def _job(self, program: Program) -> dict[str, Any]:
+        kind = program.kind()
+        timeout = float(program.timeout if program.timeout is not None else self.limits.timeout)
+        with self._lock:
+            job_id = next(self._job_ids)
+        return {
+            "id": job_id,
+            "mode": kind,
+            "source": program.source,
+            "setup": program.setup,
+            "entry_point": program.entry_point,
+            "tests": [_encode_test(t) for t in program.tests],
+            "start": 0,
+            "timeout": timeout,
+            "memory_mb": self.limits.memory_mb,
+            "max_output": self.limits.max_output_bytes,
+            "nofile": self.limits.nofile,
+            "max_wall_factor": self.limits.max_wall_factor,
+        }
+
+    def run(self, program: Program) -> ProgramResult:
+        """Run one program against its tests; thread-safe (blocks for an idle worker)."""
+        if not self._workers:
+            raise RuntimeError("this Executor is closed")
+        job = self._job(program)
+        outcomes: list[TestOutcome | None] = [None] * len(program.tests)
+        patience = (self.limits.max_wall_factor + 2) * job["timeout"] + 60.0
+        worker = self._idle.get()
+        try:
+            for message in worker.execute(job, patience):
+                index = message["k"]
+                outcomes[index] = _outcome(program.tests[index], message)
+        finally:
+            self._idle.put(worker)
+        missing = [i for i, o in enumerate(outcomes) if o is None]
+        if missing:  # pragma: no cover - protocol guarantees one message per test
+            raise WorkerError(f"no result for tests {missing}")
+        return ProgramResult(outcomes=outcomes, isolation=self.isolation)  # type: ignore[arg-type]
+
+    def map(
+        self, programs: Iterable[Program], progress: str | None = None
+    ) -> Iterator[ProgramResult]:
+        """Run many programs on all workers; results come back in input order.
+
+        Args:
+            programs: any iterable (consumed lazily, a bounded window at a time).
+            progress: a label for a progress bar on stderr, or None for no bar.
+        """
+        from tqdm.auto import tqdm
+
+        total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="unice-exec")
+        window: deque[Future[ProgramResult]] = deque()
+        bar = tqdm(
+            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
+        )
+        try:
+            for program in programs:
+                window.append(self._pool.submit(self.run, program))
+                if len(window) >= 4 * self.n_workers:
+                    yield window.popleft().result()
+                    bar.update(1)
+            while window:
+                yield window.popleft().result()
+                bar.update(1)
+        finally:
+            for future in window:
+                future.cancel()
+            bar.close()
+
+
+def _outcome(test: Any, message: dict[str, Any]) -> TestOutcome:
+    """Turn a worker message into a TestOutcome, comparing in the host where needed."""
+    status, seconds, detail = message["s"], float(message.get("t", 0.0)), str(message.get("d", ""))
+    if status != "ok":
+        return TestOutcome(status, seconds, None, detail)
+    if isinstance(test, CallTest):
+        try:
+            value = decode_value(message.get("o"))
+        except ValueCodecError as exc:
+            return TestOutcome("wrong_answer", seconds, None, f"undecodable return value: {exc}")
+        if test.expected is MISSING:
+            return TestOutcome("pass", seconds, value)
+        if call_matches(test, value):
+            return TestOutcome("pass", seconds)
+        return TestOutcome("wrong_answer", seconds, None, f"returned {value!r:.200}")
+    if isinstance(test, StdioTest):
+        text = message.get("o") if isinstance(message.get("o"), str) else ""
+        if test.expected is None:
+            return TestOutcome("pass", seconds, text)
+        if stdout_matches(text, test.expected):
+            return TestOutcome("pass", seconds)
+        return TestOutcome("wrong_answer", seconds, None, f"stdout differs: {text[:200]!r}")
+    return TestOutcome("runtime_error", seconds, None, f"unexpected 'ok' for {type(test).__name__}")

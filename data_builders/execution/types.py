@@ -1,0 +1,220 @@
+"""The executor's data model: programs, the three kinds of test, limits and results.
+
+Why plain dataclasses: every other area (dataset builders, the label CLI, benchmarks) builds
+``Program`` objects and reads ``ProgramResult`` objects, and results must serialise to JSON
+without surprises. Nothing here runs code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES: tuple[str, ...] = (
+    "pass",
+    "wrong_answer",
+    "runtime_error",
+    "timeout",
+    "memory",
+    "signal",
+    "compile_error",
+)
+"""Per-test statuses. Everything except ``pass`` and ``wrong_answer`` makes a program
+non-executable."""
+
+NON_EXECUTABLE: frozenset[str] = frozenset(STATUSES) - {"pass", "wrong_answer"}
+
+
+class _Missing:
+    """Sentinel type: no expected value given, so the test runs in capture mode."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+"""``CallTest(args)`` without ``expected``: the outcome's ``output`` holds the return value."""
+
+CALL_COMPARISONS = ("eq", "is", "truthy", "falsy", "abs_lt", "abs_le")
+
+
+@dataclass(frozen=True)
+class AssertionTest:
+    """One assertion, run inside the sandbox with ``candidate`` bound to the entry point.
+
+    ``source`` may hold several statements (e.g. a ``for`` loop of asserts, or assignments the
+    assert needs); it runs as the body of a function ``f(candidate)`` in the program's globals,
+    so names it assigns never clobber the program's own globals. ``candidate`` is wrapped so
+    that its return values must be of plain builtin types (``type(x) is int`` and so on,
+    recursively) — an object whose ``__eq__`` always returns True fails instead of passing.
+    """
+
+    source: str
+
+
+@dataclass(frozen=True)
+class CallTest:
+    """Call ``entry_point(*args)`` in the sandbox; compare the return value in the host.
+
+    Args:
+        args: positional arguments (plain Python values; they travel through the values codec).
+        expected: the expected return value, or ``MISSING`` for capture mode.
+        compare: how the host compares: ``eq`` (``==``), ``is`` (identity with True/False/None),
+            ``truthy``/``falsy`` (``bool(value)``), ``abs_lt``/``abs_le``
+            (``abs(value - expected) < tol`` / ``<= tol``).
+        tol: tolerance for the ``abs_*`` comparisons.
+    """
+
+    args: Sequence[Any] = ()
+    expected: Any = MISSING
+    compare: str = "eq"
+    tol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.compare not in CALL_COMPARISONS:
+            raise ValueError(f"CallTest.compare must be one of {CALL_COMPARISONS}")
+
+
+@dataclass(frozen=True)
+class StdioTest:
+    """Run the program as ``__main__`` with ``stdin`` on fd 0; compare stdout in the host.
+
+    ``expected=None`` is capture mode. Comparison rules: :func:`compare.stdout_matches`.
+    """
+
+    stdin: str = ""
+    expected: str | None = None
+
+
+Test = AssertionTest | CallTest | StdioTest
+
+
+@dataclass
+class Program:
+    """A program and the tests to run against it.
+
+    Args:
+        source: the complete program text.
+        tests: all of one family: AssertionTest/CallTest (function programs, may be mixed)
+            or StdioTest (standard-input programs).
+        entry_point: function called by CallTest / bound to ``candidate``; ``"Solution.method"``
+            instantiates ``Solution()`` first (APPS/LeetCode style).
+        setup: code run after ``source`` in the same globals, before the tests (e.g. the
+            module-level part of a HumanEval test file).
+        timeout: per-test CPU-time limit in seconds overriding ``ExecutionLimits.timeout``
+            (builders derive it from the reference solution's own run time).
+    """
+
+    source: str
+    tests: Sequence[Test]
+    entry_point: str | None = None
+    setup: str = ""
+    timeout: float | None = None
+
+    def kind(self) -> str:
+        """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families."""
+        stdio = [isinstance(t, StdioTest) for t in self.tests]
+        if any(stdio) and not all(stdio):
+            raise ValueError("a Program cannot mix StdioTest with CallTest/AssertionTest")
+        if not all(isinstance(t, (StdioTest, CallTest, AssertionTest)) for t in self.tests):
+            raise TypeError("Program.tests must hold AssertionTest, CallTest or StdioTest")
+        if stdio and all(stdio):
+            return "stdio"
+        if any(isinstance(t, CallTest) for t in self.tests) and not self.entry_point:
+            raise ValueError("CallTest needs Program.entry_point")
+        return "function"
+
+
+@dataclass(frozen=True)
+class ExecutionLimits:
+    """Resource limits for every program (one dataclass of defaults for the whole tool).
+
+    Args:
+        timeout: per-test CPU-time limit (s). CPU time, not wall time, so labels do not
+            depend on machine load; a wall-clock backstop catches sleeping/blocked programs.
+        memory_mb: address-space cap per program (RLIMIT_AS).
+        max_output_bytes: cap on stdout/stderr/files a program writes (RLIMIT_FSIZE) and on
+            one encoded return value.
+        max_wall_factor: absolute wall-clock backstop per test = factor * timeout + 10 s.
+        nofile: cap on open file descriptors (RLIMIT_NOFILE).
+    """
+
+    timeout: float = 3.0
+    memory_mb: int = 2048
+    max_output_bytes: int = 8 * 1024 * 1024
+    max_wall_factor: float = 10.0
+    nofile: int = 256
+
+
+@dataclass
+class TestOutcome:
+    """What happened on one test. ``output`` is filled in capture mode (and on wrong answers,
+    for debugging): the decoded return value (CallTest) or the stdout text (StdioTest)."""
+
+    __test__ = False  # not a pytest class
+
+    status: str
+    time: float = 0.0
+    output: Any = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "time": self.time, "detail": self.detail}
+
+
+@dataclass
+class ProgramResult:
+    """All outcomes of one program plus the isolation level it ran under."""
+
+    outcomes: list[TestOutcome] = field(default_factory=list)
+    isolation: str = ""
+
+    @property
+    def n_tests(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def status_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATUSES, 0)
+        for outcome in self.outcomes:
+            counts[outcome.status] += 1
+        return counts
+
+    @property
+    def pass_ratio(self) -> float:
+        """passed tests / tests; 0.0 for a program with no tests (nothing was verified)."""
+        if not self.outcomes:
+            return 0.0
+        return sum(o.status == "pass" for o in self.outcomes) / len(self.outcomes)
+
+    @property
+    def executable(self) -> bool:
+        """No compile/runtime error, timeout, memory or signal on any test."""
+        return all(o.status not in NON_EXECUTABLE for o in self.outcomes)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.outcomes) and all(o.status == "pass" for o in self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        ratio = self.pass_ratio
+        return {
+            "pass_ratio": ratio if math.isfinite(ratio) else 0.0,
+            "executable": self.executable,
+            "passed": self.passed,
+            "n_tests": self.n_tests,
+            "status_counts": self.status_counts,
+            "isolation": self.isolation,
+        }

