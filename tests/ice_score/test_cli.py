@@ -35,9 +35,13 @@ def _args(url: str, tmp_path: Path, *extra: str) -> list[str]:
 
 def test_cli_end_to_end_with_cache(server, make_records, tmp_path, capsys):
     server.replies = {"<<a>>": "Score: 4", "<<b>>": "Usefulness: 1", "<<c>>": "no idea"}
-    _write(tmp_path / "in.jsonl", make_records(["<<a>>", "<<b>>", "<<c>>"]))
+    records = make_records(["<<a>>", "<<b>>", "<<c>>"])
+    for record, passed in zip(records, (True, False, False), strict=True):
+        record["passed"] = passed
+    _write(tmp_path / "in.jsonl", records)
     argv = _args(server.url, tmp_path, "--with-reference", "--cot", "--cache", str(tmp_path / "c"))
-    assert main(argv) == 0
+    assert main([*argv, "--plot", str(tmp_path / "dist.png")]) == 0
+    assert (tmp_path / "dist.png").read_bytes()[:4] == b"\x89PNG"
     rows = _read(tmp_path / "out.jsonl")
     assert [r["ice_score"] for r in rows] == [4.0, 1.0, None]
     assert [r["ice_score_status"] for r in rows] == ["parsed", "parsed", "unparsed"]

@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--max-tokens", type=int, default=None, help="reply length (default 16, 512 with --cot)")
     add("--device", default=_default("device"), help="transformers device: auto, cpu, cuda...")
     add("--dtype", default=_default("dtype"), help="transformers dtype: auto, float32, bfloat16...")
+    add("--plot", help="also save a bar chart of the score distribution to this .png/.pdf")
     add("--no-progress", dest="progress", action="store_false")
     return parser
 
@@ -90,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
                 _write(args.output, records, exc.run)
             raise
         _write(args.output, records, run)
+        if args.plot:
+            from unice.ice_score.plot import plot_score_distribution
+
+            print(f"plot: {plot_score_distribution(run, records, args.plot)}", file=sys.stderr)
     except (UserError, IceScoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

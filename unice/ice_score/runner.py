@@ -123,6 +123,57 @@ def _prompt_input(record: Mapping[str, Any], i: int, config: IceScoreConfig) -> 
     return PromptInput(problem=problem, code=code, reference=reference)
 
 
+class _Collector:
+    """Routes replies to every record sharing a prompt, and caches each reply on arrival."""
+
+    def __init__(
+        self, run: IceScoreRun, keys: list[str], cache: ReplyCache | None, backend: Backend
+    ) -> None:
+        self.run, self.keys, self.cache, self.backend = run, keys, cache, backend
+        self.by_key: dict[str, list[int]] = {}
+        for i, key in enumerate(keys):
+            self.by_key.setdefault(key, []).append(i)
+        self.bar: Any = None
+
+    def jobs_not_cached(self, chats: list[Messages]) -> list[tuple[int, Messages]]:
+        """Fill replies from the cache; return one job per prompt still to ask."""
+        jobs = []
+        for key, indices in self.by_key.items():
+            entry = self.cache.get(key) if self.cache is not None else None
+            if entry is None:
+                jobs.append((indices[0], chats[indices[0]]))
+                continue
+            self.run.stats.cache_hits += 1
+            for i in indices:
+                self.run.replies[i] = str(entry["reply"])
+        return jobs
+
+    def __call__(self, index: int, result: Completion | RequestFailedError) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+        key = self.keys[index]
+        if isinstance(result, RequestFailedError):
+            for i in self.by_key[key]:
+                self.run.errors[i] = str(result)
+            return
+        self.run.stats.prompt_tokens += result.prompt_tokens
+        self.run.stats.completion_tokens += result.completion_tokens
+        for i in self.by_key[key]:
+            self.run.replies[i] = result.text
+        if self.cache is not None:
+            self.cache.put(
+                key,
+                {
+                    "reply": result.text,
+                    "backend": self.backend.name,
+                    "model": self.backend.model,
+                    "prompt_tokens": result.prompt_tokens,
+                    "completion_tokens": result.completion_tokens,
+                    "created": time.time(),
+                },
+            )
+
+
 def score_records(
     records: Sequence[Mapping[str, Any]],
     config: IceScoreConfig,
@@ -147,72 +198,32 @@ def score_records(
     backend = backend or make_backend(config)
     cache = ReplyCache(config.cache_dir) if config.cache_dir else None
     keys = [request_key(backend.name, backend.model, chat, backend.params()) for chat in chats]
-    by_key: dict[str, list[int]] = {}
-    for i, key in enumerate(keys):
-        by_key.setdefault(key, []).append(i)
-
     run = IceScoreRun(config=config, replies=[None] * len(records), errors=[None] * len(records))
-    stats = run.stats
-    stats.records, stats.unique_prompts = len(records), len(by_key)
-    jobs: list[tuple[int, Messages]] = []
-    for key, indices in by_key.items():
-        entry = cache.get(key) if cache is not None else None
-        if entry is not None:
-            stats.cache_hits += 1
-            for i in indices:
-                run.replies[i] = str(entry["reply"])
-        else:
-            jobs.append((indices[0], chats[indices[0]]))
-
-    bar = tqdm(
+    collect = _Collector(run, keys, cache, backend)
+    run.stats.records, run.stats.unique_prompts = len(records), len(collect.by_key)
+    jobs = collect.jobs_not_cached(chats)
+    fatal: BackendError | None = None
+    with tqdm(
         total=len(jobs),
         desc=f"ICE-Score {config.model}",
         unit="req",
         disable=not config.progress or not jobs,
-    )
-
-    def on_done(index: int, result: Completion | RequestFailedError) -> None:
-        bar.update(1)
-        targets = by_key[keys[index]]
-        if isinstance(result, RequestFailedError):
-            for i in targets:
-                run.errors[i] = str(result)
-            return
-        stats.prompt_tokens += result.prompt_tokens
-        stats.completion_tokens += result.completion_tokens
-        for i in targets:
-            run.replies[i] = result.text
-        if cache is not None:
-            entry = {
-                "reply": result.text,
-                "model": backend.model,
-                "backend": backend.name,
-                "prompt_tokens": result.prompt_tokens,
-                "completion_tokens": result.completion_tokens,
-                "created": time.time(),
-            }
-            cache.put(keys[index], entry)
-
-    try:
-        backend.run(jobs, on_done)
-    except BackendError as exc:
-        run.error = str(exc)
-        fatal = exc
-    else:
-        fatal = None
-    finally:
-        bar.close()
+    ) as collect.bar:
+        try:
+            backend.run(jobs, collect)
+        except BackendError as exc:
+            fatal = exc
     _finish(run, backend, started)
-    if fatal is not None:
-        note = f"; {stats.missing} of {stats.records} records missing"
-        if cache is not None:
-            note += f" (finished replies are cached in {config.cache_dir}: rerun to resume)"
-        run.error += note
-        if raise_on_error:
-            error = type(fatal)(run.error)
-            error.run = run
-            raise error from None
-    return run
+    if fatal is None:
+        return run
+    run.error = f"{fatal}; {run.stats.missing} of {run.stats.records} records missing"
+    if cache is not None:
+        run.error += f" (finished replies are cached in {config.cache_dir}: rerun to resume)"
+    if not raise_on_error:
+        return run
+    error = type(fatal)(run.error)
+    error.run = run
+    raise error from None
 
 
 def _finish(run: IceScoreRun, backend: Backend, started: float) -> None:

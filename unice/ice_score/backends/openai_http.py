@@ -64,17 +64,22 @@ class OpenAIBackend:
             futures: dict[Future, int] = {
                 pool.submit(self._request, client, messages): index for index, messages in jobs
             }
-            for future in as_completed(futures):
-                try:
-                    on_done(futures[future], future.result())
-                except RequestFailedError as exc:
-                    self.stats.failed += 1  # counted here, in the one collecting thread
-                    on_done(futures[future], exc)
-                except _Cancelled:
-                    continue
-                except BackendError as exc:
-                    fatal = fatal or exc
-                    self._stop.set()
+            try:
+                for future in as_completed(futures):
+                    try:
+                        on_done(futures[future], future.result())
+                    except RequestFailedError as exc:
+                        self.stats.failed += 1  # counted here, in the one collecting thread
+                        on_done(futures[future], exc)
+                    except _Cancelled:
+                        continue
+                    except BackendError as exc:
+                        fatal = fatal or exc
+                        self._stop.set()
+            except KeyboardInterrupt:  # stop retry loops and queued jobs, keep what is cached
+                self._stop.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
         if fatal is not None:
             raise fatal
 
