@@ -54,6 +54,7 @@ PAPER_CASES = [
     ("**Score: 4**", "usefulness", 1, "default_one"),
     ("4.", "usefulness", 1, "default_one"),
     ("3 out of 4", "usefulness", 1, "default_one"),
+    ("3/4", "usefulness", 1, "default_one"),
     ("The snippet is excellent.", "usefulness", 1, "default_one"),
     ("", "usefulness", 1, "default_one"),
     ("N/A", "usefulness", 0, "na_zero"),

@@ -36,7 +36,8 @@ def plot_score_distribution(
     for record, score, status in zip(records, run.scores, run.statuses, strict=True):
         label = {True: "passed tests", False: "failed tests"}.get(record.get("passed"), "all")
         groups.setdefault(label, Counter())[_bucket(score, status)] += 1
-    numeric = sorted({b for c in groups.values() for b in c if b[0].isdigit()}, key=float)
+    seen = {b for c in groups.values() for b in c if b[0].isdigit()}
+    numeric = sorted(seen | {"0", "1", "2", "3", "4"}, key=float)  # the whole scale, always
     buckets = numeric + [b for b in ("unparsed", "missing") if any(b in c for c in groups.values())]
     figure, axis = plt.subplots(figsize=(6.4, 3.6))
     width = 0.8 / len(groups)

@@ -112,7 +112,8 @@ def _prompt_input(record: Mapping[str, Any], i: int, config: IceScoreConfig) -> 
     problem = record.get("nl")
     if not isinstance(problem, str) or not problem.strip():
         raise IceScoreInputError(
-            f"{where} has no problem text in 'nl'; ICE-Score judges code against its problem"
+            f"{where} has no problem text in 'nl'; ICE-Score judges code against its problem "
+            "(datasets from `python -m data_builders build` carry it)"
         )
     reference = record.get("reference")
     if config.with_reference and (not isinstance(reference, str) or not reference.strip()):
