@@ -139,9 +139,13 @@ def _edits_for(node: ast.AST, sites: _Sites) -> Iterator[Edit]:
             middle = sites.data[a_end:b_start].decode("utf-8")
             text = f"{sites.text(second)}{middle}{sites.text(first)}"
             yield Edit("argument_swap", a_start, b_end, text)
-    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        if not isinstance(node.args[0], ast.Starred):
-            yield Edit("call_unwrap", start, end, f"({sites.text(node.args[0])})")
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    ):
+        yield Edit("call_unwrap", start, end, f"({sites.text(node.args[0])})")
     yield from _statement_edits(node, sites, start, end)
     if isinstance(node, (ast.Subscript, ast.Call)) and _is_index_or_range(node):
         target = node.slice if isinstance(node, ast.Subscript) else node.args[-1]
@@ -188,7 +192,7 @@ def _apply(source: str, edits: list[Edit]) -> str:
 
 def _disjoint(edits: list[Edit]) -> bool:
     spans = sorted((e.start, e.end) for e in edits)
-    return all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+    return all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
 
 
 def all_edits(source: str, skip_while: bool = True) -> list[Edit]:

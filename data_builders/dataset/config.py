@@ -38,8 +38,10 @@ class TimeoutConfig:
     """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``."""
 
     factor: float = 20.0
-    min: float = 0.25
+    min: float = 0.1
     max: float = 3.0
+    probe_tests: int = 10
+    after_timeout: float = 0.02
 
     def for_reference(self, reference_time: float) -> float:
         return round(max(self.min, min(self.max, self.factor * reference_time)), 3)

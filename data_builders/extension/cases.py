@@ -57,7 +57,7 @@ def safe_eval(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(key is None for key in node.keys):
             raise NotLiteral("dict unpacking")
-        return {safe_eval(k): safe_eval(v) for k, v in zip(node.keys, node.values)}
+        return {safe_eval(k): safe_eval(v) for k, v in zip(node.keys, node.values, strict=True)}
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
         value = safe_eval(node.operand)
         if isinstance(node.op, ast.Not):
@@ -72,12 +72,12 @@ def safe_eval(node: ast.AST) -> Any:
 
 def _binop(node: ast.BinOp) -> Any:
     left, right = safe_eval(node.left), safe_eval(node.right)
-    if isinstance(node.op, ast.Mult) and isinstance(left, (str, list, tuple, bytes)):
-        if not isinstance(right, int) or len(left) * right > _MAX_SIZE:
-            raise NotLiteral("sequence too large")
-    if isinstance(node.op, ast.Mult) and isinstance(right, (str, list, tuple, bytes)):
-        if not isinstance(left, int) or len(right) * left > _MAX_SIZE:
-            raise NotLiteral("sequence too large")
+    if isinstance(node.op, ast.Mult):
+        for seq, times in ((left, right), (right, left)):
+            if isinstance(seq, (str, list, tuple, bytes)) and (
+                not isinstance(times, int) or len(seq) * times > _MAX_SIZE
+            ):
+                raise NotLiteral("sequence too large")
     if isinstance(node.op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 64:
         raise NotLiteral("power too large")
     try:

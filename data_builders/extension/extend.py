@@ -116,8 +116,10 @@ def _first_pass(
             for task, inputs in batch
         ]
         label = f"extend: reference run {round_index + 1}"
-        for (task, inputs), result in zip(batch, executor.map(programs, progress=label)):
-            for value, outcome in zip(inputs, result.outcomes):
+        for (task, inputs), result in zip(
+            batch, executor.map(programs, progress=label), strict=True
+        ):
+            for value, outcome in zip(inputs, result.outcomes, strict=True):
                 if _usable(outcome):
                     task.kept.append((value, outcome.output, outcome.time))
 
@@ -132,11 +134,17 @@ def _confirm(tasks: list[ExtensionTask], executor: Executor, config: ExtensionCo
         for reference in [task.references[0], *task.references[1:2]]:
             jobs.append((task, _program(task, reference, inputs, config.reference_timeout)))
     results = executor.map([program for _, program in jobs], progress="extend: confirm runs")
-    for (task, _), result in zip(jobs, results):
+    runs: dict[str, list[Any]] = {}
+    for (task, _), result in zip(jobs, results, strict=True):
+        runs.setdefault(task.task_id, []).append(result.outcomes)
+    for task in tasks:
         confirmed = []
-        for (value, output, seconds), outcome in zip(task.kept, result.outcomes):
-            if _usable(outcome) and canonical(outcome.output) == canonical(output):
-                confirmed.append((value, output, max(seconds, outcome.time)))
+        for i, (value, output, seconds) in enumerate(task.kept):
+            again = [outcomes[i] for outcomes in runs.get(task.task_id, [])]
+            if again and all(
+                _usable(o) and canonical(o.output) == canonical(output) for o in again
+            ):
+                confirmed.append((value, output, max([seconds, *(o.time for o in again)])))
         task.kept = confirmed
 
 

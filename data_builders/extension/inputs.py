@@ -89,6 +89,7 @@ class Mutator:
         self.bounds = bounds
         self.chars = self._alphabet(pool)
         self.items = _collection_items(pool)  # prototypes for filling empty collections
+        self.words = sorted({w for v in pool if isinstance(v, str) for w in v.split(" ") if w})
 
     @staticmethod
     def _alphabet(pool: Sequence[Any]) -> str:
@@ -164,6 +165,8 @@ class Mutator:
 
     def _str(self, value: str) -> str:
         rng = self.rng
+        if " " in value.strip() and rng.random() < 0.4:
+            return self._words(value)[: self.bounds.max_str_len]
         choice = rng.randrange(10)
         pos = rng.randrange(len(value) + 1)
         char = rng.choice(self.chars)
@@ -189,6 +192,24 @@ class Mutator:
         else:
             out = "".join(rng.choice(self.chars) for _ in range(rng.randint(1, len(value) + 2)))
         return out[: self.bounds.max_str_len]
+
+    def _words(self, value: str) -> str:
+        """Word-level edits, for inputs such as ``"three one five"`` or ``"o o| .|"`` whose
+        valid values are sequences of tokens from a small vocabulary."""
+        rng = self.rng
+        words = value.split(" ")
+        choice = rng.randrange(5)
+        if choice == 0:
+            rng.shuffle(words)
+        elif choice == 1 and len(words) > 1:
+            words.pop(rng.randrange(len(words)))
+        elif choice == 2:
+            words.insert(rng.randrange(len(words) + 1), rng.choice(self.words or words))
+        elif choice == 3:
+            words[rng.randrange(len(words))] = rng.choice(self.words or words)
+        else:
+            words = words + words[: rng.randint(1, len(words))]
+        return " ".join(words)
 
     def _seq(self, value: list[Any], depth: int) -> list[Any]:
         rng = self.rng

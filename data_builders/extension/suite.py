@@ -50,7 +50,7 @@ class ExtendedSuite:
         """The new cases as executor tests (floats compared within 1e-6, as EvalPlus does)."""
         if self.kind == "stdio":
             return [StdioTest(stdin, expected) for stdin, expected in self.cases]
-        return [_call_test(list(args), expected) for args, expected in self.cases]
+        return [call_test(list(args), expected) for args, expected in self.cases]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,7 +75,7 @@ class ExtendedSuite:
         )
 
 
-def _call_test(args: list[Any], expected: Any) -> CallTest:
+def call_test(args: list[Any], expected: Any) -> CallTest:
     if isinstance(expected, float) and not isinstance(expected, bool):
         return CallTest(args, expected, compare="abs_le", tol=FLOAT_TOLERANCE)
     return CallTest(args, expected)

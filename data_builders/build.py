@@ -1,0 +1,111 @@
+"""``python -m data_builders build {humaneval,mbpp,apps} --out DIR [options]``.
+
+Builds HE-Eval, MBPP-Eval or APPS-Eval: extended tests, candidates (samples file, AST mutants,
+LM generations), execution labels, splits by problem, ``stats.json`` and a dataset card.
+Rerunning the same command after an interruption continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from data_builders.dataset.config import DATASETS, load_config, parse_ratios
+from data_builders.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``build`` subcommand to the ``python -m data_builders`` parser."""
+    parser = subparsers.add_parser(
+        "build",
+        help="build a labelled dataset (HE-Eval, MBPP-Eval, APPS-Eval)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("dataset", help=f"one of {', '.join(DATASETS)}")
+    parser.add_argument("--out", required=True, type=Path, help="output folder")
+    parser.add_argument("--source", help="local problem file/folder (MBPP, APPS; HumanEval-shaped)")
+    parser.add_argument(
+        "--samples", type=Path, help="samples .jsonl[.gz]: task_id + completion|solution"
+    )
+    parser.add_argument("--mutants", type=int, default=0, metavar="K", help="AST mutants per task")
+    parser.add_argument("--generate", metavar="MODEL", help="HF causal LM (folder or hub name)")
+    parser.add_argument("--n", type=int, default=10, help="generations per task (with --generate)")
+    parser.add_argument("--temperature", type=float, default=0.8)
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--workers", type=int, help="executor workers (default: one per core)")
+    parser.add_argument("--max-problems", type=int, metavar="N", help="first N problems only")
+    parser.add_argument("--num-shards", type=int, default=1, metavar="K")
+    parser.add_argument("--shard-index", type=int, default=0, metavar="I")
+    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--split-ratios", help="train,dev,test (e.g. 0,0,1 for a test-only set)")
+    parser.add_argument(
+        "--config", type=Path, help="builder YAML (default configs/build/<dataset>.yaml)"
+    )
+    parser.add_argument(
+        "--cache-dir", type=Path, help="extended-test cache (default ~/.cache/unice/extension)"
+    )
+    parser.set_defaults(func=run)
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if args.dataset not in DATASETS:
+        raise UserError(f"unknown dataset {args.dataset!r}; choose one of {', '.join(DATASETS)}")
+    if not (args.samples or args.mutants or args.generate):
+        raise UserError("no candidates: pass --samples FILE, --mutants K and/or --generate MODEL")
+    if args.mutants < 0 or args.n < 1:
+        raise UserError("--mutants must be >= 0 and --n >= 1")
+    if args.max_problems is not None and args.max_problems < 1:
+        raise UserError("--max-problems must be >= 1")
+    if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
+        raise UserError(
+            f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
+        )
+    if args.workers is not None and args.workers < 1:
+        raise UserError("--workers must be >= 1")
+    if args.samples and not args.samples.is_file():
+        raise UserError(f"--samples {args.samples}: no such file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of the subcommand; returns the exit status."""
+    import dataclasses
+
+    from data_builders.dataset.pipeline import BuildRequest, run_build
+
+    _validate(args)
+    config = load_config(args.dataset, args.config)
+    if args.seed is not None:
+        config = dataclasses.replace(config, seed=args.seed)
+    if args.split_ratios:
+        config = dataclasses.replace(config, split_ratios=parse_ratios(args.split_ratios))
+    request = BuildRequest(
+        dataset=args.dataset,
+        out=args.out,
+        config=config,
+        source=args.source,
+        samples=args.samples,
+        mutants=args.mutants,
+        generate=args.generate,
+        n=args.n,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        workers=args.workers,
+        max_problems=args.max_problems,
+        num_shards=args.num_shards,
+        shard_index=args.shard_index,
+        cache_dir=args.cache_dir,
+    )
+    summary = run_build(request)
+    what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"
+    splits = summary.get("splits")
+    detail = (
+        f" (train {splits['train']} / dev {splits['dev']} / test {splits['test']})"
+        if splits
+        else ""
+    )
+    print(
+        f"{what}: {summary['rows']} rows for {summary['tasks']} tasks{detail} in {args.out}, "
+        f"{summary['seconds']} s"
+    )
+    return 0

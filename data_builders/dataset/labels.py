@@ -1,0 +1,87 @@
+"""Label candidates: run each on its problem's original + extended tests, make dataset rows."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from data_builders.candidates.base import Candidate
+from data_builders.dataset.config import TimeoutConfig
+from data_builders.dataset.tasks import TaskSpec
+from data_builders.execution import Executor, Program, ProgramResult
+from data_builders.extension.suite import ExtendedSuite
+
+KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2}
+
+
+def candidate_programs(
+    candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, timeouts: TimeoutConfig
+) -> tuple[Program, Program]:
+    """The candidate's tests (originals first, then the new ones) in two parts: the first
+    ``timeouts.probe_tests`` tests, and the rest (see :func:`label`)."""
+    reference_time = max(spec.reference_time, suite.reference_time)
+    tests = [*spec.original_tests, *suite.new_tests()]
+    cut = len(spec.original_tests) + timeouts.probe_tests
+    timeout = timeouts.for_reference(reference_time)
+
+    def part(chunk: list[Any]) -> Program:
+        return Program(candidate.program, chunk, spec.problem.entry_point, spec.setup, timeout)
+
+    return part(tests[:cut]), part(tests[cut:])
+
+
+def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dict[str, Any]:
+    """One dataset line (the contract's fields plus ``status_counts`` and ``_order``)."""
+    n_base = len(spec.original_tests)
+    base = result.outcomes[:n_base]
+    return {
+        "id": candidate.id,
+        "task_id": candidate.task_id,
+        "nl": spec.problem.nl or "",
+        "reference": spec.references[0] if spec.references else "",
+        "generated": candidate.program,
+        "pass_ratio": result.pass_ratio,
+        "executable": result.executable,
+        "passed": result.passed,
+        "base_passed": bool(base) and all(o.status == "pass" for o in base),
+        "n_tests": result.n_tests,
+        "n_base_tests": n_base,
+        "source": candidate.source,
+        "status_counts": {k: v for k, v in result.status_counts.items() if v},
+        "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
+    }
+
+
+def label(
+    candidates: Sequence[Candidate],
+    specs: dict[str, TaskSpec],
+    suites: dict[str, ExtendedSuite],
+    executor: Executor,
+    timeouts: TimeoutConfig,
+) -> Iterator[dict[str, Any]]:
+    """Rows for ``candidates``, in order.
+
+    Why two passes: a program that loops forever costs the full time limit on *every*
+    test (100+ of them). So each candidate first runs the original tests plus a few new
+    ones; only if one of those timed out do the remaining tests run under the much shorter
+    ``timeouts.after_timeout`` limit. Programs that never time out get exactly the same
+    verdicts as in one pass; PassRatio stays per-test exact for everything else too, except
+    that a test needing more than ``after_timeout`` CPU seconds counts as a timeout in a
+    program that has already timed out (it is non-executable either way).
+    """
+    parts = [
+        candidate_programs(c, specs[c.task_id], suites[c.task_id], timeouts) for c in candidates
+    ]
+    firsts = list(executor.map([first for first, _ in parts], progress="label: probe tests"))
+    rests = []
+    for (_, rest), first in zip(parts, firsts, strict=True):
+        if any(o.status == "timeout" for o in first.outcomes):
+            rest = dataclasses.replace(rest, timeout=min(rest.timeout, timeouts.after_timeout))
+        rests.append(rest)
+    todo = [rest for rest in rests if rest.tests]
+    done = iter(executor.map(todo, progress="label: all tests"))
+    for candidate, first, rest in zip(candidates, firsts, rests, strict=True):
+        outcomes = next(done).outcomes if rest.tests else []
+        merged = ProgramResult(first.outcomes + outcomes, first.isolation)
+        yield make_row(candidate, specs[candidate.task_id], merged)

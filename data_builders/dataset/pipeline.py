@@ -1,0 +1,292 @@
+"""The build, end to end: problems -> references checked -> tests extended -> candidates ->
+labels (appended as they come) -> splits, statistics and card.
+
+Everything that decides a row is a pure function of (problem, seed, settings): mutants and
+generations are seeded per task, suites are cached by content hash, and row ids are
+``<task_id>::<kind>::<index>``. That is what makes a killed build resumable, a shard
+mergeable, and a rebuild reuse its extended tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data_builders.candidates.base import Candidate
+from data_builders.candidates.mutants import make_mutants
+from data_builders.candidates.samples import read_samples
+from data_builders.dataset.config import BuildConfig
+from data_builders.dataset.finalize import finalize
+from data_builders.dataset.labels import label
+from data_builders.dataset.store import ProgressStore
+from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
+from data_builders.errors import UserError
+from data_builders.execution import ExecutionLimits, Executor
+from data_builders.extension.extend import ExtensionTask, extend_tasks
+from data_builders.extension.suite import SuiteCache
+from data_builders.jsonl import atomic_writer
+from data_builders.problems.base import Problem
+
+LABEL_CHUNK = 256  # candidates per executor.map call: rows reach disk at least this often
+
+
+@dataclass
+class BuildRequest:
+    """The ``build`` command's options (see ``python -m data_builders build --help``)."""
+
+    dataset: str
+    out: Path
+    config: BuildConfig
+    source: str | None = None
+    samples: Path | None = None
+    mutants: int = 0
+    generate: str | None = None
+    n: int = 10
+    temperature: float = 0.8
+    top_p: float = 0.95
+    workers: int | None = None
+    max_problems: int | None = None
+    num_shards: int = 1
+    shard_index: int = 0
+    cache_dir: Path | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        """What a resumed build must share with the interrupted one."""
+        return {
+            "dataset": self.dataset,
+            "source": self.source,
+            "samples": _file_digest(self.samples) if self.samples else None,
+            "mutants": self.mutants,
+            "generate": [self.generate, self.n, self.temperature, self.top_p]
+            if self.generate
+            else None,
+            "max_problems": self.max_problems,
+            "num_shards": self.num_shards,
+            "shard_index": self.shard_index,
+            "config_fingerprint": self.config.fingerprint(),
+        }
+
+    def candidate_sources(self) -> list[str]:
+        sources = []
+        if self.samples:
+            sources.append(f"samples:{self.samples.name}")
+        if self.mutants:
+            sources.append(f"mutants: {self.mutants} per task")
+        if self.generate:
+            sources.append(
+                f"generate:{self.generate} n={self.n} temperature={self.temperature} "
+                f"top_p={self.top_p}"
+            )
+        return sources
+
+
+def _file_digest(path: Path) -> str:
+    if not path.is_file():
+        raise UserError(f"--samples {path}: no such file")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return f"{path.name}:{digest}"
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get("UNICE_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    return (base if os.environ.get("UNICE_CACHE_DIR") else base / "unice") / "extension"
+
+
+def load_problems(dataset: str, source: str | None) -> list[Problem]:
+    """All problems of ``dataset`` in their canonical order."""
+    if dataset == "humaneval":
+        from data_builders.problems.humaneval import load_humaneval, load_humaneval_file
+
+        problems = list((load_humaneval_file(source) if source else load_humaneval()).values())
+    elif dataset == "mbpp":
+        from data_builders.problems.mbpp import load_mbpp
+
+        problems = load_mbpp(source)
+    elif dataset == "apps":
+        from data_builders.problems.apps import load_apps
+
+        problems = load_apps(source)
+    else:
+        raise UserError(f"unknown dataset {dataset!r}; choose humaneval, mbpp or apps")
+    seen: set[str] = set()
+    for problem in problems:
+        if problem.task_id in seen:
+            raise UserError(f"duplicate task_id {problem.task_id!r} in the problem source")
+        seen.add(problem.task_id)
+        if not (problem.reference or "").strip():
+            raise UserError(f"{problem.task_id}: task has no reference solution; fix the source")
+    return list(problems)
+
+
+def _candidates(
+    request: BuildRequest, specs: Sequence[TaskSpec], prompts: dict[str, str], done: set[str]
+) -> Iterator[Candidate]:
+    """Every candidate of this shard, in dataset order, skipping ids already labelled."""
+    selected = {spec.task_id for spec in specs}
+    from_samples = read_samples(request.samples, prompts, selected) if request.samples else {}
+    for spec in specs:
+        for candidate in from_samples.get(spec.task_id, []):
+            yield candidate
+        if request.mutants:
+            reference = spec.references[0]
+            yield from make_mutants(
+                spec.task_id,
+                reference,
+                request.mutants,
+                request.config.seed,
+                request.config.mutants.max_edits,
+            )
+    if request.generate:
+        yield from _generated(request, specs, done)
+
+
+def _generated(
+    request: BuildRequest, specs: Sequence[TaskSpec], done: set[str]
+) -> Iterator[Candidate]:
+    from data_builders.candidates.generate import SamplingSettings, generate_candidates
+
+    settings = SamplingSettings(
+        n=request.n,
+        temperature=request.temperature,
+        top_p=request.top_p,
+        max_new_tokens=request.config.generation.max_new_tokens,
+        batch_size=request.config.generation.batch_size,
+        seed=request.config.seed,
+    )
+    todo = [
+        (spec.task_id, spec.problem.prompt)
+        for spec in specs
+        if any(f"{spec.task_id}::generate::{i}" not in done for i in range(request.n))
+    ]
+    if todo:
+        yield from generate_candidates(todo, request.generate, settings)
+
+
+def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
+    return {
+        "task_id": spec.task_id,
+        "_index": spec.index,
+        "nl": spec.problem.nl or "",
+        "reference": spec.references[0] if spec.references else "",
+        "n_original": len(spec.original_tests),
+        "n_tests": len(spec.original_tests) + len(suite.cases),
+        "n_generated": suite.n_generated,
+        "reference_passes": spec.reference_passes,
+    }
+
+
+def build_meta(request: BuildRequest) -> dict[str, Any]:
+    """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
+    return {
+        "dataset": request.dataset,
+        "seed": request.config.seed,
+        "split_ratios": list(request.config.split_ratios),
+        "config_fingerprint": request.config.fingerprint(),
+        "config": request.config.to_dict(),
+        "candidate_sources": request.candidate_sources(),
+        "max_problems": request.max_problems,
+    }
+
+
+def run_build(request: BuildRequest) -> dict[str, Any]:
+    """Build (or resume) the dataset or shard described by ``request``; returns a summary."""
+    started = time.monotonic()
+    problems = load_problems(request.dataset, request.source)
+    if request.max_problems is not None:
+        problems = problems[: request.max_problems]
+    prompts = {p.task_id: p.prompt or "" for p in problems}
+    if request.samples and not request.samples.is_file():
+        raise UserError(f"--samples {request.samples}: no such file")
+    cfg = request.config
+    specs = [
+        make_spec(i, p, cfg.extension.max_references)
+        for i, p in enumerate(problems)
+        if i % request.num_shards == request.shard_index
+    ]
+    with ProgressStore(request.out, request.manifest()) as store:
+        limits = ExecutionLimits(timeout=cfg.timeouts.max)
+        with Executor(workers=request.workers, limits=limits) as executor:
+            check_references(
+                specs, executor, max(cfg.timeouts.max, cfg.extension.reference_timeout)
+            )
+            _report_references(specs)
+            suites = extend_tasks(
+                [_extension_task(spec) for spec in specs],
+                executor,
+                cfg.extension,
+                cfg.seed,
+                SuiteCache(request.cache_dir or default_cache_dir()),
+            )
+            for spec in specs:
+                store.add_task(_task_record(spec, suites[spec.task_id]))
+            by_id = {spec.task_id: spec for spec in specs}
+            _label_all(request, specs, prompts, by_id, suites, store, executor)
+        rows, tasks = list(store.rows.values()), list(store.tasks.values())
+    summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
+    if request.num_shards == 1:
+        stats = finalize(request.out, rows, tasks, build_meta(request))
+        summary["splits"] = {k: v["samples"] for k, v in stats["splits"].items()}
+        summary["mean_tests"] = stats["extension"]["mean_tests"]
+    summary["seconds"] = round(time.monotonic() - started, 1)
+    with atomic_writer(Path(request.out) / "build_info.json") as handle:
+        import json
+
+        info = {
+            **summary,
+            "complete": True,
+            "manifest": request.manifest(),
+            "meta": build_meta(request),
+        }
+        json.dump(info, handle, indent=2)
+    return summary
+
+
+def _extension_task(spec: TaskSpec) -> ExtensionTask:
+    return ExtensionTask(
+        task_id=spec.task_id,
+        kind=spec.kind,
+        references=spec.references,
+        entry_point=spec.problem.entry_point,
+        seeds=spec.seeds,
+        n_original=len(spec.original_tests),
+        setup=spec.setup,
+    )
+
+
+def _label_all(request, specs, prompts, by_id, suites, store, executor) -> None:  # noqa: ANN001
+    done = set(store.rows)
+    pending: list[Candidate] = []
+    for candidate in _candidates(request, specs, prompts, done):
+        if candidate.id in done:
+            continue
+        pending.append(candidate)
+        if len(pending) >= LABEL_CHUNK:
+            _flush(pending, by_id, suites, store, executor, request)
+    _flush(pending, by_id, suites, store, executor, request)
+
+
+def _flush(pending, by_id, suites, store, executor, request) -> None:  # noqa: ANN001
+    if not pending:
+        return
+    for row in label(pending, by_id, suites, executor, request.config.timeouts):
+        store.add_row(row)
+    store.sync()
+    pending.clear()
+
+
+def _report_references(specs: Sequence[TaskSpec]) -> None:
+    failing = [spec.task_id for spec in specs if not spec.reference_passes]
+    if failing:
+        shown = ", ".join(failing[:5]) + (" ..." if len(failing) > 5 else "")
+        print(
+            f"warning: {len(failing)} reference solution(s) fail their own original tests "
+            f"({shown}); their tasks are kept, flagged in stats.json",
+            file=sys.stderr,
+        )
