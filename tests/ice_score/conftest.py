@@ -97,6 +97,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, {"object": "chat.completion", "choices": [choice], "usage": usage})
 
 
+@pytest.fixture(autouse=True)
+def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx honours proxy variables; the tests only ever talk to 127.0.0.1 directly."""
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
 @pytest.fixture
 def server() -> Iterator[FakeOpenAIServer]:
     """A fresh fake server per test (own counters), shut down afterwards."""

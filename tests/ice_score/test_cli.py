@@ -75,6 +75,7 @@ def test_cli_partial_failures_exit_1_and_say_how_many(server, make_records, tmp_
         ("malformed", "in.jsonl:2: malformed JSON"),
         ("missing_file", "no such file"),
         ("no_reference", "has no 'reference' code"),
+        ("bad_output", "pass another --output"),
     ],
 )
 def test_cli_errors_are_one_line(server, dead_url, make_records, tmp_path, capsys, setup, message):
@@ -92,6 +93,9 @@ def test_cli_errors_are_one_line(server, dead_url, make_records, tmp_path, capsy
         (tmp_path / "in.jsonl").unlink()
     elif setup == "no_reference":
         extra = ["--with-reference"]
+    elif setup == "bad_output":
+        (tmp_path / "blocker").write_text("a file, not a folder")
+        extra = ["--output", str(tmp_path / "blocker" / "out.jsonl")]
     assert main([*_args(url, tmp_path), *extra]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 or err[0].startswith("wrote ")  # partial output line, then the error

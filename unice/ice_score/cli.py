@@ -73,7 +73,10 @@ def _config(args: argparse.Namespace) -> IceScoreConfig:
 
 
 def _write(path: str, records: list[dict], run: IceScoreRun) -> None:
-    write_jsonl(path, run.annotate(records))
+    try:
+        write_jsonl(path, run.annotate(records))
+    except OSError as exc:
+        raise UserError(f"cannot write {path} ({exc.strerror}); pass another --output") from None
     print(f"wrote {path}: {run.stats.summary()}", file=sys.stderr)
 
 

@@ -39,8 +39,13 @@ class IceScoreStats:
     unparsed: int = 0
     missing: int = 0
 
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens spent in this run (cache hits cost none)."""
+        return self.prompt_tokens + self.completion_tokens
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "tokens": self.tokens}
 
     def summary(self) -> str:
         """One line for stderr."""

@@ -53,6 +53,11 @@ class TransformersBackend:
         self._lm.to(device).eval()
         self._tokenizer.padding_side = "left"  # generation continues from the right edge
         if self._tokenizer.pad_token is None:
+            if self._tokenizer.eos_token is None:
+                raise IceScoreConfigError(
+                    f"the tokenizer of {self.model!r} has neither a pad nor an eos token; "
+                    "set one in its tokenizer_config.json"
+                )
             self._tokenizer.pad_token = self._tokenizer.eos_token
         return self._lm, self._tokenizer
 
@@ -84,7 +89,11 @@ class TransformersBackend:
         """Greedy replies for one batch. input_ids: (batch, prompt_len) left-padded."""
         import torch
 
-        encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        # a chat template already writes the special tokens (BOS...) itself
+        templated = bool(getattr(tokenizer, "chat_template", None))
+        encoded = tokenizer(
+            texts, return_tensors="pt", padding=True, add_special_tokens=not templated
+        )
         encoded = {key: value.to(lm.device) for key, value in encoded.items()}
         with torch.inference_mode():
             output = lm.generate(

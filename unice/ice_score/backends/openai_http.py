@@ -58,7 +58,7 @@ class OpenAIBackend:
         timeout = httpx.Timeout(self.config.timeout)
         fatal: BackendError | None = None
         with (
-            httpx.Client(headers=headers, timeout=timeout, trust_env=False) as client,
+            httpx.Client(headers=headers, timeout=timeout) as client,
             ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="ice") as pool,
         ):
             futures: dict[Future, int] = {
