@@ -151,3 +151,75 @@ def save_tiny_checkpoint(path: str | os.PathLike[str], seed: int = 0, **override
 
     model = build_tiny_model(seed=seed, **overrides)
     return export_checkpoint(model, model.tokenizer, Path(path), metrics=None, train_config=None)
+
+
+def save_tiny_backbone(path: str | os.PathLike[str], seed: int = 0) -> Path:
+    """A plain HF encoder folder (tiny random RoBERTa + tokenizer) usable as ``model.backbone``."""
+    from transformers import RobertaModel
+
+    tokenizer = build_tiny_tokenizer()
+    torch.manual_seed(seed)
+    encoder = RobertaModel(tiny_encoder_config(len(tokenizer)), add_pooling_layer=False)
+    folder = Path(path)
+    encoder.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+# (PassRatio, executable, body) of candidate kinds; bodies differ in many tokens so a tiny
+# random encoder can tell them apart from its first-token vector.
+_CANDIDATES: tuple[tuple[float, bool, str], ...] = (
+    (1.0, True, "    return x + {k}"),
+    (0.6, True, "    y = x\n    for _ in range({k}):\n        y = y + 1\n    return y - 1"),
+    (0.3, True, "    values = [x] * {k}\n    return sum(values)"),
+    (0.1, True, "    print(x)\n    return None"),
+    (0.0, False, "    raise NotImplementedError('todo')"),
+    (0.0, False, "    return x +* {k}"),
+)
+
+
+def fixture_rows(n: int, seed: int = 0, prefix: str = "fixture") -> list[dict[str, Any]]:
+    """Synthetic dataset rows in the contract's shape with labels learnable from the text.
+
+    Each task asks for ``x + k``; each candidate kind has its own PassRatio (from a correct
+    ``return x + k`` down to code that never runs). Every fourth row lacks the NL and some
+    others the reference, so the formats are exercised unevenly (every row has at least one).
+    """
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        k = rng.randint(1, 9)
+        ratio, executable, body = rng.choice(_CANDIDATES)
+        rows.append(
+            {
+                "id": f"{prefix}/{i}",
+                "task_id": f"{prefix}/task{k}",
+                "nl": "" if i % 4 == 3 else f"Return x plus {k}.",
+                "reference": ""
+                if i % 5 == 4 and i % 4 != 3
+                else f"def add_k(x):\n    return x + {k}",
+                "generated": "def add_k(x):\n" + body.format(k=k),
+                "pass_ratio": ratio,
+                "executable": executable,
+                "passed": ratio >= 1.0,
+                "base_passed": ratio >= 1.0,
+                "n_tests": 20,
+                "source": "fixture",
+            }
+        )
+    return rows
+
+
+def make_fixture_dataset(
+    folder: str | os.PathLike[str], n_train: int = 48, n_dev: int = 16, n_test: int = 16
+) -> Path:
+    """Write ``folder/{train,dev,test}.jsonl`` from :func:`fixture_rows` (distinct seeds)."""
+    from data_builders.jsonl import write_jsonl
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, n, seed in (("train", n_train, 1), ("dev", n_dev, 2), ("test", n_test, 3)):
+        write_jsonl(folder / f"{split}.jsonl", fixture_rows(n, seed=seed, prefix=split))
+    return folder

@@ -1,0 +1,33 @@
+"""Train a UniCE (CodeScore) model: ``python train.py +experiment={apps,mbpp,humaneval,demo}``.
+
+Thin hydra entry point; the logic lives in :func:`unice.training.train`. Several GPUs or
+machines: ``accelerate launch train.py +experiment=apps``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import hydra
+from omegaconf import DictConfig
+
+from data_builders.errors import UserError
+from unice.errors import UniCEError
+
+
+@hydra.main(config_path="configs", config_name="train", version_base="1.3")
+def main(cfg: DictConfig) -> float | None:
+    """Run training; user errors print one line and exit 2."""
+    from unice.training import train
+
+    try:
+        metrics = train(cfg)
+    except (UniCEError, UserError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    monitor = cfg.trainer.monitor
+    return metrics.get(f"best/{monitor}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""``train(cfg)``: the accelerate training loop behind ``python train.py +experiment=...``.
+
+One optimizer step = one forward over every format of the batch (L_Uni), backward, clip,
+AdamW step, schedule step. Dev evaluation each epoch drives early stopping and exports the
+best checkpoint to ``<output_dir>/best``; ``<output_dir>/last`` holds the full training state
+every ``save_every_steps`` so a rerun of the same command resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.data import DataLoader, Subset
+from transformers import get_scheduler
+
+from unice.data.dataset import Collator, Sample, read_split
+from unice.data.encoding import InputEncoder
+from unice.modeling.build import build_model
+from unice.modeling.configuration import FORMATS
+from unice.modeling.loss import unified_loss
+from unice.training.evaluation import dev_metrics, predict
+from unice.training.export import export_checkpoint
+from unice.training.optim import OptimConfig, build_optimizer
+from unice.training.run_logger import RunLogger, make_logger
+from unice.training.settings import MODEL_FIELDS, TrainerSettings
+from unice.training.state import (
+    TrainerState,
+    has_training_state,
+    load_training_state,
+    save_training_state,
+)
+
+StepCallback = Callable[[int, dict[str, float]], None]
+
+
+@dataclass
+class _Run:
+    """Everything the loop needs, built once by :func:`_setup`."""
+
+    cfg: DictConfig
+    settings: TrainerSettings
+    accelerator: Accelerator
+    model: Any
+    tokenizer: Any
+    collator: Collator
+    train_samples: list[Sample]
+    dev_samples: list[Sample] | None
+    optimizer: Any
+    scheduler: Any
+    total_steps: int
+    steps_per_epoch: int
+    output_dir: Path
+    logger: RunLogger
+
+
+def train(cfg: DictConfig | dict, on_step: StepCallback | None = None) -> dict[str, float]:
+    """Train a UniCE model as configured and export the best checkpoint.
+
+    Args:
+        cfg: the composed hydra config (``configs/train.yaml`` + groups + experiment).
+        on_step: optional callback ``(global_step, logs)`` after each optimizer step (tests
+            use it to simulate an interruption).
+
+    Returns:
+        Metrics: ``best/<metric>`` of the best dev epoch, ``best_epoch``, ``global_step``,
+        ``train_loss`` and the checkpoint path under ``best_checkpoint``.
+    """
+    if not isinstance(cfg, DictConfig):
+        cfg = OmegaConf.create(cfg)
+    run = _setup(cfg)
+    state = _maybe_resume(run)
+    try:
+        _fit(run, state, on_step)
+    finally:
+        run.logger.finish()
+    return _finish(run, state)
+
+
+def _setup(cfg: DictConfig) -> _Run:
+    settings = TrainerSettings.from_config(cfg.trainer)
+    if settings.num_threads:
+        torch.set_num_threads(int(settings.num_threads))
+    data = cfg.data
+    train_samples = read_split(
+        data.dir, "train", data.get("build_command", ""), data.get("max_train_samples")
+    )
+    dev_split = data.get("dev_split", "dev")
+    dev_samples = (
+        read_split(data.dir, dev_split, data.get("build_command", ""), data.get("max_dev_samples"))
+        if dev_split
+        else None
+    )
+    accelerator = Accelerator(
+        cpu=settings.accelerator == "cpu",
+        mixed_precision=settings.precision,
+        gradient_accumulation_steps=settings.grad_accum,
+    )
+    set_seed(int(cfg.seed))
+    model_kwargs = {key: _plain(cfg.model[key]) for key in MODEL_FIELDS if key in cfg.model}
+    model, tokenizer = build_model(
+        cfg.model.backbone, pretrained=bool(cfg.model.get("pretrained", True)), **model_kwargs
+    )
+    mc = model.config
+    encoder = InputEncoder(tokenizer, mc.max_length, mc.use_token_types, mc.layout_active)
+    collator = Collator(encoder, mc.formats)
+    optimizer = build_optimizer(
+        model,
+        OptimConfig(
+            settings.lr_encoder, settings.lr_head, settings.layer_decay, settings.weight_decay
+        ),
+    )
+    per_process = math.ceil(len(train_samples) / accelerator.num_processes)
+    steps_per_epoch = math.ceil(math.ceil(per_process / settings.batch_size) / settings.grad_accum)
+    total_steps = steps_per_epoch * settings.epochs
+    if settings.max_steps:
+        total_steps = min(total_steps, int(settings.max_steps))
+    scheduler = get_scheduler(
+        settings.scheduler,
+        optimizer,
+        num_warmup_steps=int(settings.warmup_ratio * total_steps),
+        num_training_steps=total_steps,
+    )
+    model, optimizer = accelerator.prepare(model, optimizer)
+    accelerator.register_for_checkpointing(scheduler)
+    output_dir = Path(cfg.output_dir)
+    run_config = OmegaConf.to_container(cfg, resolve=True)
+    logger = (
+        make_logger(cfg.get("logger"), run_config) if accelerator.is_main_process else RunLogger()
+    )
+    return _Run(
+        cfg, settings, accelerator, model, tokenizer, collator, train_samples, dev_samples,
+        optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger,
+    )  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def _maybe_resume(run: _Run) -> TrainerState:
+    resume = run.settings.resume
+    if resume in (False, "false", "never", None, ""):
+        return TrainerState()
+    folder = run.output_dir / "last" if resume in (True, "auto", "true") else Path(str(resume))
+    if not has_training_state(folder):
+        if resume not in (True, "auto", "true"):
+            raise FileNotFoundError(f"trainer.resume={resume!r}: no saved training state there")
+        return TrainerState()
+    state = load_training_state(run.accelerator, folder)
+    run.accelerator.print(
+        f"resuming from {folder} at step {state.global_step} (epoch {state.epoch})"
+    )
+    return state
+
+
+def _epoch_loader(run: _Run, epoch: int) -> DataLoader:
+    """This epoch's batches: a permutation seeded by (seed, epoch), identical on every rerun."""
+    generator = torch.Generator().manual_seed(int(run.cfg.seed) * 1000 + epoch)
+    order = torch.randperm(len(run.train_samples), generator=generator).tolist()
+    loader = DataLoader(
+        Subset(run.train_samples, order),
+        batch_size=run.settings.batch_size,
+        shuffle=False,
+        collate_fn=run.collator,
+        num_workers=run.settings.num_workers,
+    )
+    return run.accelerator.prepare_data_loader(loader, device_placement=True)
+
+
+def _fit(run: _Run, state: TrainerState, on_step: StepCallback | None) -> None:
+    from tqdm.auto import tqdm
+
+    bar = tqdm(
+        total=run.total_steps,
+        initial=state.global_step,
+        desc="train",
+        unit="step",
+        disable=not (run.settings.progress and run.accelerator.is_main_process),
+    )
+    try:
+        while state.epoch < run.settings.epochs and state.global_step < run.total_steps:
+            _train_epoch(run, state, bar, on_step)
+            if _end_epoch(run, state):
+                break
+    finally:
+        bar.close()
+
+
+def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | None) -> None:
+    """Run (the rest of) one epoch; stops early when ``total_steps`` is reached."""
+    model, accelerator = run.model, run.accelerator
+    model.train()
+    loader = _epoch_loader(run, state.epoch)
+    if state.batches_in_epoch:
+        loader = accelerator.skip_first_batches(loader, state.batches_in_epoch)
+    running: list[float] = []
+    for batch in loader:
+        with accelerator.accumulate(model):
+            loss, logs = _loss(run, batch)
+            accelerator.backward(loss)
+            if accelerator.sync_gradients:
+                _before_step(run, state)
+            run.optimizer.step()
+            if accelerator.sync_gradients:
+                run.scheduler.step()
+            run.optimizer.zero_grad(set_to_none=True)
+        state.batches_in_epoch += 1
+        running.append(float(loss.detach()))
+        if not accelerator.sync_gradients:
+            continue
+        state.global_step += 1
+        logs = {**logs, "train/loss": sum(running) / len(running), "epoch": state.epoch}
+        running.clear()
+        _after_step(run, state, logs, bar, on_step)
+        if state.global_step >= run.total_steps:
+            return
+
+
+def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
+    """L_Uni of one batch: one forward over all format rows, loss summed per format."""
+    inputs = {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}
+    logits = run.model(**inputs).logits
+    labels = batch["labels"][batch["sample_index"]]
+    per_format = {}
+    for position, fmt in enumerate(FORMATS):
+        rows = batch["format_ids"] == position
+        per_format[fmt] = (logits[rows], labels[rows])
+    weights = run.accelerator.unwrap_model(run.model).config.loss_weights
+    return unified_loss(per_format, weights)
+
+
+def _before_step(run: _Run, state: TrainerState) -> None:
+    """Frozen-encoder epochs drop the encoder's gradients; then clip the global norm."""
+    if state.epoch < run.settings.frozen_epochs:
+        for param in run.accelerator.unwrap_model(run.model).encoder.parameters():
+            param.grad = None
+    if run.settings.grad_clip:
+        run.accelerator.clip_grad_norm_(run.model.parameters(), run.settings.grad_clip)
+
+
+def _after_step(run: _Run, state: TrainerState, logs: dict, bar, on_step) -> None:
+    bar.update(1)
+    if state.global_step % max(run.settings.log_every_steps, 1) == 0:
+        logs["lr/head"] = run.scheduler.get_last_lr()[-1]
+        run.logger.log(logs, step=state.global_step)
+        bar.set_postfix(loss=f"{logs['train/loss']:.4f}")
+    every = run.settings.save_every_steps
+    if every and state.global_step % every == 0:
+        save_training_state(run.accelerator, run.output_dir / "last", state)
+    if on_step is not None:
+        on_step(state.global_step, logs)
+
+
+def _end_epoch(run: _Run, state: TrainerState) -> bool:
+    """Dev evaluation, best-checkpoint export and early stopping; returns True to stop."""
+    accelerator = run.accelerator
+    metrics: dict[str, float] = {}
+    if accelerator.is_main_process:
+        metrics = _evaluate(run) if run.dev_samples else {}
+        value = metrics.get(run.settings.monitor)
+        improved = (
+            not metrics
+            or state.best_epoch is None
+            or state.improved(value, run.settings.monitor_mode)
+        )
+        if improved:
+            state.best_metric, state.best_epoch, state.bad_epochs = value, state.epoch, 0
+            export_checkpoint(
+                accelerator.unwrap_model(run.model),
+                run.tokenizer,
+                run.output_dir / "best",
+                metrics=metrics,
+                train_config=run.cfg,
+            )
+        else:
+            state.bad_epochs += 1
+        state.history.append({"epoch": state.epoch, "step": state.global_step, **metrics})
+        run.logger.log({f"dev/{k}": v for k, v in metrics.items()}, step=state.global_step)
+        accelerator.print(f"epoch {state.epoch} dev: " + _fmt(metrics))
+    state.epoch += 1
+    state.batches_in_epoch = 0
+    stop = bool(run.settings.patience) and state.bad_epochs >= int(run.settings.patience)
+    stop = bool(_broadcast_flag(accelerator, stop))
+    save_training_state(accelerator, run.output_dir / "last", state)
+    return stop
+
+
+def _evaluate(run: _Run) -> dict[str, float]:
+    model = run.accelerator.unwrap_model(run.model)
+    predictions = predict(
+        model, run.dev_samples, run.collator, run.settings.eval_batch_size, run.accelerator.device
+    )
+    return dev_metrics(predictions, run.dev_samples)
+
+
+def _broadcast_flag(accelerator: Accelerator, flag: bool) -> bool:
+    """The main process's decision, shared with every process (DDP stays in step)."""
+    if accelerator.num_processes == 1:
+        return flag
+    from accelerate.utils import broadcast
+
+    tensor = torch.tensor([int(flag)], device=accelerator.device)
+    return bool(broadcast(tensor, from_process=0).item())
+
+
+def _fmt(metrics: dict[str, float]) -> str:
+    return " ".join(f"{k}={v:.4f}" for k, v in metrics.items()) or "(no dev set)"
+
+
+def _finish(run: _Run, state: TrainerState) -> dict[str, float]:
+    best = next((h for h in state.history if h["epoch"] == state.best_epoch), {})
+    result: dict[str, Any] = {f"best/{k}": v for k, v in best.items() if k not in ("epoch", "step")}
+    result.update(
+        best_epoch=state.best_epoch,
+        global_step=state.global_step,
+        epochs_run=state.epoch,
+        best_checkpoint=str(run.output_dir / "best"),
+    )
+    if run.accelerator.is_main_process:
+        run.output_dir.mkdir(parents=True, exist_ok=True)
+        (run.output_dir / "metrics.json").write_text(json.dumps(result, indent=2), "utf-8")
+    return result

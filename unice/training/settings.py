@@ -1,0 +1,97 @@
+"""Typed views of the hydra config groups used by the training loop (one dataclass each)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+MODEL_FIELDS = (
+    "hidden_sizes",
+    "activation",
+    "dropout",
+    "layer_dropout",
+    "layer_norm",
+    "num_outputs",
+    "max_length",
+    "token_types",
+    "layout",
+    "formats",
+    "loss_weights",
+)
+
+MONITORS = (
+    "kendall",
+    "spearman",
+    "pearson",
+    "mae",
+    "exec_accuracy",
+    "spearman_ref",
+    "spearman_nl",
+    "spearman_ref_nl",
+)
+
+
+@dataclass(frozen=True)
+class TrainerSettings:
+    """Mirrors ``configs/trainer/*.yaml``."""
+
+    accelerator: str = "auto"
+    precision: str = "no"
+    epochs: int = 5
+    max_steps: int | None = None
+    batch_size: int = 8
+    eval_batch_size: int = 32
+    grad_accum: int = 1
+    lr_encoder: float = 2e-5
+    lr_head: float = 1e-4
+    layer_decay: float = 0.95
+    weight_decay: float = 0.01
+    scheduler: str = "linear"
+    warmup_ratio: float = 0.1
+    frozen_epochs: int = 0
+    grad_clip: float | None = 1.0
+    monitor: str = "spearman"
+    monitor_mode: str = "max"
+    patience: int | None = 3
+    resume: str | bool = "auto"
+    save_every_steps: int | None = 200
+    log_every_steps: int = 10
+    num_threads: int | None = None
+    num_workers: int = 0
+    progress: bool = True
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> TrainerSettings:
+        """Build from a mapping, rejecting unknown keys with the allowed ones named."""
+        data = dict(cfg)
+        allowed = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise ValueError(f"unknown trainer option(s) {unknown}; allowed: {sorted(allowed)}")
+        settings = cls(**data)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming allowed values for bad choices."""
+        choices = {
+            "accelerator": ("auto", "cpu", "gpu"),
+            "precision": ("no", "fp16", "bf16"),
+            "monitor_mode": ("max", "min"),
+            "scheduler": ("linear", "cosine", "constant", "constant_with_warmup"),
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"trainer.{name}={getattr(self, name)!r}; choose one of {', '.join(allowed)}"
+                )
+        if self.monitor not in MONITORS:
+            raise ValueError(
+                f"trainer.monitor={self.monitor!r}; choose one of {', '.join(MONITORS)}"
+            )
+        if self.batch_size < 1 or self.grad_accum < 1 or self.epochs < 1:
+            raise ValueError(
+                "trainer.batch_size, trainer.grad_accum and trainer.epochs must be >= 1"
+            )
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            raise ValueError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")
