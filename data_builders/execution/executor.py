@@ -130,7 +130,7 @@ class Executor:
             "+".join(name for name, on in (("bwrap", use_bwrap), ("seccomp", seccomp_active)) if on)
             or "rlimits"
         )
-        if self.isolation != "bwrap+seccomp":
+        if self.isolation != "bwrap+seccomp" and isolation == "auto":
             missing = [bwrap_problem()] if not use_bwrap else []
             missing += [seccomp_problem() or "seccomp filter refused"] if not seccomp_active else []
             _warn_once(

@@ -101,6 +101,7 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.host_scratch: str | None = None
         self._buffer = b""
+        self._eof = False
         self.start()
 
     def start(self) -> None:
@@ -123,6 +124,7 @@ class WorkerProcess:
             )
         )
         self._buffer = b""
+        self._eof = False
         config = {"scratch": scratch, "seccomp": self.use_seccomp, "preload": list(self.preload)}
         self._write(config)
         ready = self._read(time.monotonic() + _STARTUP_TIMEOUT)
@@ -149,6 +151,7 @@ class WorkerProcess:
                 return None
             chunk = os.read(fd, 1 << 20)
             if not chunk:
+                self._eof = True
                 return None
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
@@ -167,7 +170,7 @@ class WorkerProcess:
             while True:
                 message = self._read(time.monotonic() + patience)
                 if message is None:
-                    alive = self.proc is not None and self.proc.poll() is None
+                    alive = not self._eof and self.proc is not None and self.proc.poll() is None
                     yield {
                         "k": next_index,
                         "s": "timeout" if alive else "runtime_error",

@@ -196,6 +196,7 @@ class _Supervision:
         self.protocol_error = ""
         self.max_line = 4 * job["max_output"] + 4096
         self.backstop = job["max_wall_factor"] * self.timeout + 10.0
+        self.cpu_at_start = 0.0  # a forked child's CPU clock starts at zero
         self._reset()
 
     def _reset(self) -> None:
@@ -216,6 +217,10 @@ class _Supervision:
         cpu = _child_cpu(pid)
         if cpu is None:
             return False  # exiting; the pidfd will fire
+        if cpu - self.cpu_at_start >= self.timeout + _CHECK_INTERVAL:
+            # SIGPROF did not stop it: stuck in C code (or the handler was replaced)
+            self.kill_reason = ("timeout", "CPU time limit exceeded (stopped by the worker)")
+            return True
         if self.last_cpu is not None and cpu - self.last_cpu < 0.1 * (now - self.last_check):
             self.blocked += now - self.last_check
         self.last_cpu, self.last_check = cpu, now
@@ -237,6 +242,7 @@ class _Supervision:
             self.protocol_error = "malformed result line"
             return None
         self._reset()
+        self.cpu_at_start = float(message.get("c", self.cpu_at_start))
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True

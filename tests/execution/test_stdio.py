@@ -1,0 +1,82 @@
+"""Standard-input programs run as ``__main__`` with real file descriptors."""
+
+from __future__ import annotations
+
+from data_builders.execution import Executor, Program, StdioTest
+
+TRICKY = '''
+import sys
+
+TEMPLATE = """line one
+  line two"""
+count = 0
+
+
+def bump():
+    global count
+    count += 1
+
+
+def main():
+    data = sys.stdin.buffer.read().split()
+    n = int(data[0])
+    bump()
+    print(TEMPLATE.splitlines()[1].strip(), n * count)
+    if n < 0:
+        exit()
+    sys.stdout.write(str(n + 1) + "\\n")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_main_guard_globals_multiline_strings_and_buffer(executor: Executor) -> None:
+    tests = [StdioTest("5\n", "line two 5\n6\n"), StdioTest("-1", "line two -1"), StdioTest("7\n")]
+    result = executor.run(Program(TRICKY, tests))
+    assert [o.status for o in result.outcomes] == ["pass", "pass", "pass"]
+    assert result.outcomes[2].output == "line two 7\n8\n"  # fresh globals: count restarts
+
+
+def test_exit_status_and_errors(executor: Executor) -> None:
+    program = "import sys\nx = int(input())\nprint(x)\nif x == 1:\n    sys.exit(3)\nif x == 2:\n    1 / 0\n"
+    tests = [StdioTest("0", "0"), StdioTest("1", "1"), StdioTest("2", "2"), StdioTest("0", "1")]
+    result = executor.run(Program(program, tests))
+    statuses = [o.status for o in result.outcomes]
+    assert statuses == ["pass", "runtime_error", "runtime_error", "wrong_answer"]
+    assert "exited with status 3" in result.outcomes[1].detail
+    assert result.pass_ratio == 0.25
+
+
+def test_os_exit_zero_keeps_flushed_output_like_a_real_process(executor: Executor) -> None:
+    program = "import os, sys\nprint(input(), flush=True)\nprint('lost')\nos._exit(0)\n"
+    result = executor.run(Program(program, [StdioTest("a\n", "a\n"), StdioTest("b\n")]))
+    assert [o.status for o in result.outcomes] == ["pass", "pass"]
+    assert result.outcomes[1].output == "b\n"  # unflushed 'lost' is lost, as with CPython
+
+
+def test_compile_error_and_timeouts(executor: Executor) -> None:
+    broken = executor.run(Program("print(\n", [StdioTest("", "")] * 3))
+    assert broken.status_counts["compile_error"] == 3 and not broken.executable
+    slow = "n = int(input())\nwhile n:\n    pass\nprint('done')\n"
+    result = executor.run(
+        Program(slow, [StdioTest("0", "done"), StdioTest("1", "done")], timeout=0.5)
+    )
+    assert [o.status for o in result.outcomes] == ["pass", "timeout"]
+
+
+def test_numeric_tolerance_applies_in_the_host(executor: Executor) -> None:
+    program = "print(1 / 3)\nprint(10 ** 9)\n"
+    result = executor.run(
+        Program(
+            program, [StdioTest("", "0.333333\n1000000000"), StdioTest("", "0.3333\n1000000000")]
+        )
+    )
+    assert [o.status for o in result.outcomes] == ["pass", "wrong_answer"]
+
+
+def test_many_tests_in_one_fork(executor: Executor) -> None:
+    tests = [StdioTest(f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(300)]
+    result = executor.run(Program("a, b = map(int, input().split())\nprint(a + b)\n", tests))
+    assert result.passed and result.n_tests == 300
