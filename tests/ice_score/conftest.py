@@ -7,6 +7,7 @@ Behaviour is chosen by the requested model name, so one server covers every case
 * ``flaky``: HTTP 429 (``Retry-After: 0``) on the first request of each prompt, then as ``judge``;
 * ``slow``: sleeps ``server.slow_seconds`` before answering;
 * ``down``: always HTTP 503;
+* ``hangup``: closes the connection without answering;
 * anything else: HTTP 404 ``model_not_found``, as OpenAI and vLLM answer.
 
 When ``server.api_key`` is set, a request without ``Authorization: Bearer <key>`` gets 401.
@@ -24,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-SERVED = ("judge", "flaky", "slow", "down")
+SERVED = ("judge", "flaky", "slow", "down", "hangup")
 
 
 class FakeOpenAIServer(ThreadingHTTPServer):
@@ -82,6 +83,9 @@ class _Handler(BaseHTTPRequestHandler):
         if model not in SERVED:
             message = f"The model `{model}` does not exist or you do not have access to it."
             return self._send(404, {"error": {"message": message, "code": "model_not_found"}})
+        if model == "hangup":
+            self.close_connection = True
+            return None
         if model == "down":
             return self._send(503, {"error": {"message": "overloaded"}})
         with server.lock:

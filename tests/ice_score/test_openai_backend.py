@@ -176,3 +176,24 @@ def test_completion_field_and_reference_reach_the_prompt(server, make_records):
     assert "return a + b  # <<c>>" in prompt and "Reference Code:\n\nREF-CODE" in prompt
     assert prompt.rstrip().endswith("Step-by-step Evaluation:")
     assert server.requests[0]["body"]["max_tokens"] == 512
+
+
+def test_hangup_fails_only_that_record(server, make_records):
+    run = score_records(make_records(["<<a>>"]), _config(server.url, model="hangup"))
+    assert run.error is None and run.statuses == ["missing"]
+    assert "disconnected without sending a response. (after 3 tries)" in run.errors[0]
+
+
+def test_reused_backend_counts_each_run_separately(server, make_records, dead_url):
+    from unice.ice_score.backends import make_backend
+
+    config = _config(server.url)
+    backend = make_backend(config)
+    first = score_records(make_records(["<<a>>", "<<b>>"]), config, backend=backend)
+    second = score_records(make_records(["<<c>>"]), config, backend=backend)
+    assert (first.stats.requests, second.stats.requests) == (2, 1)
+    dead = make_backend(_config(dead_url, max_retries=0))
+    with pytest.raises(ServerUnreachableError):
+        score_records(make_records(["<<d>>"]), config, backend=dead)
+    dead.url = server.url + "/chat/completions"  # the server is back: the stop flag is reset
+    assert score_records(make_records(["<<d>>"]), config, backend=dead).scores == [3.0]

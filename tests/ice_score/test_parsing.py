@@ -154,3 +154,23 @@ def test_robust_scores_always_in_range():
     for reply, _, _ in ROBUST_CASES:
         score = parse_robust(reply).score
         assert score is None or 0.0 <= score <= 4.0
+
+
+# Step-by-step reply shapes like those in the authors' released GPT-3.5 outputs (reworded).
+COT_REPLIES = [
+    (
+        "1. The task asks for X.\n2. The snippet does Y.\n3. It does not help.\n\nUsefulness Score: 0",
+        0,
+    ),
+    ("1. The task asks for X.\n2. It has errors.\n4. Therefore, the usefulness score is 2.", 2),
+    ("1. The task asks for X.\n2. It builds a list.\n3. Usefulness score: 1. Slightly helpful.", 1),
+    ("1. The task asks for X.\n2. It does little (score of 1).\n3. N/A\n\nUsefulness: 1", 1),
+    ("1. The task asks for X.\n2. Not relevant.\n3. Score: 0\n\nOverall, not useful.", 0),
+    ("1. The task asks for X.\n2. It covers 3 of the 4 requirements.\n3. Usefulness: 3", 3),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), COT_REPLIES)
+def test_both_parsers_read_typical_step_by_step_replies(reply: str, expected: int):
+    assert parse_robust(reply).score == expected
+    assert parse_paper(reply, "usefulness").score == expected

@@ -208,6 +208,7 @@ def score_records(
     collect = _Collector(run, keys, cache, backend)
     run.stats.records, run.stats.unique_prompts = len(records), len(collect.by_key)
     jobs = collect.jobs_not_cached(chats)
+    already = (backend.stats.requests, backend.stats.retries)  # a reused backend keeps counting
     fatal: BackendError | None = None
     with tqdm(
         total=len(jobs),
@@ -219,7 +220,9 @@ def score_records(
             backend.run(jobs, collect)
         except BackendError as exc:
             fatal = exc
-    _finish(run, backend, started)
+    _finish(run, started)
+    run.stats.requests = backend.stats.requests - already[0]
+    run.stats.retries = backend.stats.retries - already[1]
     if fatal is None:
         return run
     run.error = f"{fatal}; {run.stats.missing} of {run.stats.records} records missing"
@@ -232,7 +235,7 @@ def score_records(
     raise error from None
 
 
-def _finish(run: IceScoreRun, backend: Backend, started: float) -> None:
+def _finish(run: IceScoreRun, started: float) -> None:
     """Parse replies, mark missing ones, and fill in the stats."""
     stats = run.stats
     for i, reply in enumerate(run.replies):
@@ -249,5 +252,4 @@ def _finish(run: IceScoreRun, backend: Backend, started: float) -> None:
             stats.unparsed += 1
         else:
             stats.scored += 1
-    stats.requests, stats.retries = backend.stats.requests, backend.stats.retries
     stats.seconds = time.perf_counter() - started

@@ -54,6 +54,7 @@ class OpenAIBackend:
         """Send all jobs; report each; raise the first fatal error after the rest settle."""
         if not jobs:
             return
+        self._stop.clear()  # a backend object may be reused after a failed run
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         timeout = httpx.Timeout(self.config.timeout)
         fatal: BackendError | None = None
@@ -123,11 +124,13 @@ class OpenAIBackend:
 
     def _final_error(self, problem: Exception) -> Exception:
         tries = self.config.max_retries + 1
-        if isinstance(problem, httpx.TimeoutException):
+        if isinstance(problem, httpx.TimeoutException) and not isinstance(
+            problem, httpx.ConnectTimeout
+        ):
             return RequestFailedError(
                 f"no reply within --timeout {self.config.timeout:g}s after {tries} tries"
             )
-        if isinstance(problem, httpx.TransportError):
+        if isinstance(problem, (httpx.ConnectError, httpx.ConnectTimeout)):
             return ServerUnreachableError(
                 f"cannot reach {self.url} ({type(problem).__name__}: {problem}) after {tries} "
                 f"tries: is the server running and --base-url right?"
