@@ -1,0 +1,208 @@
+"""evaluate.py end to end on a tiny checkpoint and a hand-made split, and its input errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+from rich.console import Console
+from scipy import stats
+
+from unice.evaluation import EvaluationError, evaluate
+from unice.evaluation.cli import normalize_overrides
+
+from .conftest import fixture_rows, write_rows
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = ["bootstrap.n_resamples=50", "progress=false", "plots=true"]
+
+
+def compose_cfg(overrides: list[str]):
+    with initialize_config_dir(config_dir=str(REPO / "configs"), version_base="1.3"):
+        return compose("evaluate", overrides=normalize_overrides(overrides))
+
+
+def run(overrides: list[str]) -> tuple[dict, str]:
+    buffer = io.StringIO()
+    report = evaluate(compose_cfg(overrides), console=Console(file=buffer, width=250))
+    return report, buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory: pytest.TempPathFactory, tiny_checkpoint: Path):
+    folder = tmp_path_factory.mktemp("data")
+    write_rows(folder / "test.jsonl", fixture_rows())
+    (folder / "stats.json").write_text(json.dumps({"execution_seconds": 12.5}))
+    scores = folder / "other.jsonl"
+    write_rows(
+        scores, [{"id": r["id"], "Oracle": r["pass_ratio"], "Judge": None} for r in fixture_rows()]
+    )
+    out = tmp_path_factory.mktemp("out")
+    report, printed = run(
+        [f"ckpt_path={tiny_checkpoint}", f"data={folder}", f"scores={scores}", f"output_dir={out}"]
+        + ["baselines=fast", "baselines.meteor.enabled=false", "baselines.crystalbleu.k=5"]
+        + FAST
+    )
+    return report, printed, out
+
+
+def test_reports_every_format_baseline_and_external_metric(full_run) -> None:
+    report, _, _ = full_run
+    names = [m["name"] for m in report["metrics"]]
+    for expected in (
+        "CodeScore (Ref-only)",
+        "CodeScore (NL-only)",
+        "CodeScore (Ref&NL)",
+        "CodeScore (avg)",
+    ):
+        assert expected in names
+    assert {"ExactMatch", "BLEU", "chrF", "ROUGE-L", "CodeBLEU", "CrystalBLEU", "Oracle"} <= set(
+        names
+    )
+    assert "METEOR" not in names and "CodeBERTScore-F1" not in names  # disabled in this run
+    by_name = {m["name"]: m for m in report["metrics"]}
+    assert by_name["Oracle"]["corpus"]["pearson"] == pytest.approx(1.0)
+    assert by_name["Oracle"]["mae"] == pytest.approx(0.0)
+    assert by_name["Oracle"]["best_of_n"]["passed"]["selected"] == pytest.approx(
+        by_name["Oracle"]["best_of_n"]["passed"]["oracle"]
+    )
+    # a column of nulls is reported as unscored, never as a metric of zeros
+    assert "Judge" not in names or by_name["Judge"]["n_scored"] == 0
+    assert (
+        by_name["CodeScore (Ref&NL)"]["n_scored"] == len(fixture_rows()) - 1
+    )  # one row has no reference
+    assert by_name["CodeScore (avg)"]["exec"]["n"] == len(fixture_rows())
+    assert by_name["BLEU"]["exec"] is None
+    assert report["execution_cost"]["seconds"] == pytest.approx(12.5)
+    assert report["provenance"]["checkpoint"]["weights_sha256"]
+    assert report["provenance"]["packages"]["sacrebleu"] != "not installed"
+
+
+def test_report_numbers_recomputed_from_scores_file(full_run) -> None:
+    report, _, out = full_run
+    rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    gold = {r["id"]: r["pass_ratio"] for r in fixture_rows()}
+    for metric in report["metrics"]:
+        pairs = [(r[metric["name"]], gold[r["id"]]) for r in rows if r[metric["name"]] is not None]
+        if len(pairs) < 2 or np.ptp([p for p, _ in pairs]) == 0:
+            continue
+        pred, true = np.array(pairs).T
+        assert metric["corpus"]["kendall"] == pytest.approx(stats.kendalltau(pred, true).statistic)
+        assert metric["corpus"]["spearman"] == pytest.approx(stats.spearmanr(pred, true).statistic)
+
+
+def test_files_hold_the_numbers_printed(full_run) -> None:
+    report, printed, out = full_run
+    on_disk = json.loads((out / "report.json").read_text())
+    markdown = (out / "report.md").read_text()
+    assert [m["name"] for m in on_disk["metrics"]] == [m["name"] for m in report["metrics"]]
+    for metric in on_disk["metrics"]:
+        value = metric["corpus"]["spearman"]
+        if value is not None:
+            assert f"{value:.3f}" in printed and f"{value:.3f}" in markdown
+        skipped_mean = metric["example"]["skipped"]["kendall"]
+        if skipped_mean is not None:
+            assert f"{skipped_mean:.3f}" in printed and f"{skipped_mean:.3f}" in markdown
+    assert "Example-level" in markdown and "Best-of-n" in markdown and "12.50" in markdown
+    for name in ("pred_vs_true.png", "exec_reliability.png", "correlations.png"):
+        assert (out / name).stat().st_size > 5000
+    assert sorted(Path(p).name for p in on_disk["plots"]) == sorted(
+        ["pred_vs_true.png", "exec_reliability.png", "correlations.png"]
+    )
+
+
+def test_baselines_only_without_checkpoint_and_binary_label(
+    dataset_dir: Path, tmp_path: Path
+) -> None:
+    report, printed = run(
+        [f"data={dataset_dir}", "baselines=none", "+baselines.exact_match={}", "label=passed"]
+        + [f"output_dir={tmp_path}"]
+        + FAST
+    )
+    assert [m["name"] for m in report["metrics"]] == ["ExactMatch"]
+    assert report["settings"]["label"] == "passed"
+    assert "Correlation with passed" not in printed and "correlation with passed" in printed
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["data=MISSING_DIR"], "does not exist"),
+        (["data=DATA", "split=dev"], "split 'dev' not found"),
+        (["data=UNLABELLED"], "no execution labels"),
+        (["data=DATA", "ckpt_path=MISSING_DIR"], "no such checkpoint folder"),
+        (["data=DATA", "scores=EXTRA_IDS"], "not in the evaluated split"),
+        (["data=DATA", "scores=MISSING_IDS"], "have no line"),
+        (["data=DATA", "baselines=none"], "nothing to evaluate"),
+        (["baselines=none"], "no data given"),
+        (["data=DATA", "label=bleu"], "label='bleu' is unknown"),
+    ],
+)
+def test_bad_input_gives_one_line_error(
+    dataset_dir: Path, tmp_path: Path, overrides, message
+) -> None:
+    rows = fixture_rows()
+    for row in rows:
+        row.pop("pass_ratio")
+    paths = {
+        "MISSING_DIR": str(tmp_path / "missing"),
+        "DATA": str(dataset_dir),
+        "UNLABELLED": str(write_rows(tmp_path / "unlabelled.jsonl", rows)),
+        "EXTRA_IDS": str(write_rows(tmp_path / "extra.jsonl", [{"id": "nope", "M": 0.1}])),
+        "MISSING_IDS": str(write_rows(tmp_path / "part.jsonl", [{"id": rows[0]["id"], "M": 0.1}])),
+    }
+    resolved = []
+    for item in overrides:
+        key, value = item.split("=", 1)
+        resolved.append(f"{key}={paths.get(value, value)}")
+    with pytest.raises(EvaluationError, match=message) as info:
+        run(resolved + [f"output_dir={tmp_path / 'out'}"] + FAST)
+    assert "\n" not in str(info.value)
+
+
+def test_cli_prints_error_line_and_exits_2(tmp_path: Path) -> None:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HYDRA_FULL_ERROR": "0"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "evaluate.py"),
+            f"data={tmp_path / 'nowhere'}",
+            f"output_dir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: data ")
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_end_to_end_with_data_path_argument(dataset_dir: Path, tmp_path: Path) -> None:
+    scores = write_rows(
+        tmp_path / "s.jsonl", [{"id": r["id"], "M": r["pass_ratio"] / 2} for r in fixture_rows()]
+    )
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "evaluate.py"), f"data={dataset_dir}", "baselines=none"]
+        + [f"scores=[{scores}]", f"output_dir={out}", "bootstrap.n_resamples=20", "progress=false"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads((out / "report.json").read_text())
+    assert report["metrics"][0]["name"] == "M"
+    assert report["metrics"][0]["corpus"]["pearson"] == pytest.approx(1.0)
+    assert (out / ".hydra" / "config.yaml").is_file()
