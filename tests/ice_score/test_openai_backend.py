@@ -65,6 +65,8 @@ def test_paper_parser_over_http(server, make_records):
     # "Score:4" -> 1 and the unreadable reply -> 1, as Listing 1 does; the CoT reply names
     # "functional" lines, which the listing reads for this aspect.
     assert run.scores == [4.0, 2.0, 1.0, 1.0, 1.0, 1.0]
+    assert run.stats.paper_fallbacks == 3 and run.stats.unparsed == 0
+    assert "paper fallbacks 3" in run.stats.summary()
 
 
 def test_cache_second_run_makes_zero_requests(server, make_records, tmp_path):

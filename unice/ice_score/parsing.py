@@ -25,6 +25,8 @@ from dataclasses import dataclass
 PAPER_KEYWORDS = {"usefulness": "usefulness", "functional_correctness": "functional"}
 
 PARSED, UNPARSED, OUT_OF_RANGE, EMPTY = "parsed", "unparsed", "out_of_range", "empty"
+# Listing 1 branches that return a default instead of a number read from the reply.
+PAPER_FALLBACKS = frozenset({"exception_zero", "na_zero", "default_one"})
 
 
 @dataclass(frozen=True)

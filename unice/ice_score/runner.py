@@ -17,7 +17,7 @@ from unice.ice_score.backends import Backend, Completion, Messages, make_backend
 from unice.ice_score.cache import ReplyCache, request_key
 from unice.ice_score.config import IceScoreConfig
 from unice.ice_score.errors import BackendError, IceScoreInputError, RequestFailedError
-from unice.ice_score.parsing import parse_reply
+from unice.ice_score.parsing import PAPER_FALLBACKS, parse_reply
 from unice.ice_score.templates import PromptInput, build_prompt, load_template
 
 MISSING = "missing"
@@ -38,6 +38,7 @@ class IceScoreStats:
     scored: int = 0
     unparsed: int = 0
     missing: int = 0
+    paper_fallbacks: int = 0  # paper parser only: scores that are Listing 1's 0/1 defaults
 
     @property
     def tokens(self) -> int:
@@ -49,9 +50,10 @@ class IceScoreStats:
 
     def summary(self) -> str:
         """One line for stderr."""
+        fallbacks = f", paper fallbacks {self.paper_fallbacks}" if self.paper_fallbacks else ""
         return (
             f"scored {self.scored}/{self.records} (unparsed {self.unparsed}, missing "
-            f"{self.missing}); {self.requests} requests ({self.retries} retries), "
+            f"{self.missing}{fallbacks}); {self.requests} requests ({self.retries} retries), "
             f"{self.cache_hits} cache hits, {self.prompt_tokens}+{self.completion_tokens} "
             f"tokens, {self.seconds:.1f}s"
         )
@@ -252,4 +254,5 @@ def _finish(run: IceScoreRun, started: float) -> None:
             stats.unparsed += 1
         else:
             stats.scored += 1
+        stats.paper_fallbacks += parsed.status in PAPER_FALLBACKS
     stats.seconds = time.perf_counter() - started
