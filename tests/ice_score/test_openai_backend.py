@@ -51,7 +51,7 @@ def test_round_trip_each_reply_shape(server, make_records):
     assert run.stats.prompt_tokens > 0 and run.stats.completion_tokens > 0
     body = server.requests[0]["body"]
     assert body["temperature"] == 0.0 and body["model"] == "judge"
-    assert body["max_tokens"] == 16
+    assert body["max_tokens"] == 32
     assert body["messages"][0]["role"] == "user"
     assert "Functional Correctness (0-4)" in body["messages"][0]["content"]
     rows = run.annotate(records)

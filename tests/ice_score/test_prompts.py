@@ -56,7 +56,7 @@ def test_cot_ends_with_step_by_step_cue():
     assert prompt.rstrip().endswith("Step-by-step Evaluation:")
     assert "scores ONLY" not in prompt
     assert IceScoreConfig(model="m", base_url="u", cot=True).reply_tokens == 512
-    assert IceScoreConfig(model="m", base_url="u").reply_tokens == 16
+    assert IceScoreConfig(model="m", base_url="u").reply_tokens == 32
 
 
 def test_custom_template_file(tmp_path):

@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="ICE-Score: grade programs 0-4 with an LLM judge (OpenAI-compatible server "
         "or local transformers model). Writes the input records plus ice_score, "
         "ice_score_reply, ice_score_parser and ice_score_status.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add = parser.add_argument
     add("--backend", choices=BACKENDS, default=_default("backend"))
@@ -58,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--timeout", type=float, default=_default("timeout"), help="seconds per request")
     add("--max-retries", type=int, default=_default("max_retries"))
     add("--backoff", type=float, default=_default("backoff"), help="first retry delay, seconds")
+    add("--max-backoff", type=float, default=_default("max_backoff"), help="longest retry wait")
     add("--api-key-env", default=_default("api_key_env"), help="env var holding the API key")
-    add("--max-tokens", type=int, default=None, help="reply length (default 16, 512 with --cot)")
+    add("--max-tokens", type=int, default=None, help="reply length (default 32, 512 with --cot)")
     add("--device", default=_default("device"), help="transformers device: auto, cpu, cuda...")
     add("--dtype", default=_default("dtype"), help="transformers dtype: auto, float32, bfloat16...")
     add("--plot", help="also save a bar chart of the score distribution to this .png/.pdf")

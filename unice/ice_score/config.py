@@ -42,7 +42,8 @@ class IceScoreConfig:
         max_backoff: longest wait between two attempts, also the cap on ``Retry-After``.
         api_key_env: environment variable holding the API key (unset = no key sent).
         temperature: sampling temperature; 0 as in the paper.
-        max_tokens: reply length limit; ``None`` uses 16 without CoT and 512 with CoT.
+        max_tokens: reply length limit; ``None`` uses 32 without CoT and 512 with CoT (a truncated reply
+            shows up as ``unparsed``, never as a wrong score).
         device: ``transformers`` device (``"auto"`` = CUDA when present, else CPU).
         dtype: ``transformers`` weights dtype (``"auto"``, ``"float32"``, ``"bfloat16"``...).
         progress: show a progress bar on stderr.
@@ -78,7 +79,7 @@ class IceScoreConfig:
         """Reply length actually requested: a score needs few tokens, reasoning needs more."""
         if self.max_tokens is not None:
             return self.max_tokens
-        return 512 if self.cot else 16
+        return 512 if self.cot else 32
 
     def validate(self) -> None:
         """Raise :class:`IceScoreConfigError` naming the bad field and the accepted values."""
