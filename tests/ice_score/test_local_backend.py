@@ -131,3 +131,12 @@ def test_chat_template_is_used_when_present(random_judge):
 def test_missing_local_model_is_a_clear_error(tmp_path):
     with pytest.raises(ModelNotFoundError, match="cannot load local judge model"):
         score_records(_records(1), _config(tmp_path / "nowhere"))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_local_judge_on_gpu(tiny_judge):
+    config = _config(tiny_judge, device="auto", max_tokens=1, concurrency=2)
+    backend = TransformersBackend(config)
+    run = score_records(_records(2), config, backend=backend)
+    assert run.scores == [3.0, 3.0]
+    assert backend._lm.device.type == "cuda"
