@@ -26,7 +26,7 @@ from unice.ice_score.errors import (
     ServerUnreachableError,
 )
 
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+RETRY_STATUSES = frozenset({408, 409, 425, 429})  # plus every 5xx
 
 
 class _Cancelled(Exception):
@@ -105,7 +105,7 @@ class OpenAIBackend:
             else:
                 if response.status_code == 200:
                     return self._completion(response)
-                if response.status_code not in RETRY_STATUSES:
+                if response.status_code < 500 and response.status_code not in RETRY_STATUSES:
                     raise self._http_error(response)
                 problem = RequestFailedError(f"HTTP {response.status_code}: {_detail(response)}")
                 delay = self._delay(attempt, response.headers.get("retry-after"))
