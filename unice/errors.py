@@ -21,3 +21,7 @@ class DatasetMissingError(UniCEError, FileNotFoundError):
 
 class ScoringInputError(UniCEError, ValueError):
     """Arguments to ``score`` are inconsistent (lengths differ, no usable format, ...)."""
+
+
+class DeviceUnavailableError(UniCEError, RuntimeError):
+    """The requested device (e.g. ``cuda``) is not available on this machine."""

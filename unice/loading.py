@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer
 
-from unice.errors import CheckpointError
+from unice.errors import CheckpointError, DeviceUnavailableError
 from unice.modeling.model import UniCEModel
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -65,4 +65,8 @@ def load_model(
     model.tokenizer = AutoTokenizer.from_pretrained(folder)
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "cpu"
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise DeviceUnavailableError(
+            f"device {device!r} requested but CUDA is not available; use cpu"
+        )
     return model.to(device).eval()

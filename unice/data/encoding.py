@@ -37,7 +37,7 @@ def fair_budgets(lengths: Sequence[int], budget: int) -> list[int]:
     """
     alloc = [0] * len(lengths)
     remaining = max(budget, 0)
-    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], -i))
     for rank, index in enumerate(order):
         share = remaining // (len(lengths) - rank)
         alloc[index] = min(lengths[index], share)

@@ -172,6 +172,7 @@ def _epoch_loader(run: _Run, epoch: int) -> DataLoader:
         shuffle=False,
         collate_fn=run.collator,
         num_workers=run.settings.num_workers,
+        generator=generator,  # iterator seeds come from here, not the global RNG (exact resume)
     )
     return run.accelerator.prepare_data_loader(loader, device_placement=True)
 

