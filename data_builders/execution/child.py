@@ -24,6 +24,10 @@ from typing import Any
 from data_builders.execution.values import ValueCodecError, decode_value, encode_value
 
 _PR_SET_PDEATHSIG = 1
+try:
+    _LIBC: Any = ctypes.CDLL(None, use_errno=True)  # loaded once in the worker, not per child
+except OSError:  # pragma: no cover - no dynamic libc
+    _LIBC = None
 _PLAIN_SCALARS = (bool, int, float, str, bytes, complex, type(None))
 
 
@@ -80,11 +84,11 @@ class Channel:
             view = view[os.write(self.fd, view) :]
 
 
-def confine(job: dict[str, Any], scratch: str, result_fd: int, use_seccomp: bool) -> None:
+def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> None:
     """Session, death signal, rlimits, file descriptors and seccomp for this child."""
     os.setsid()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the worker dies -> so does the child
     memory = job["memory_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (job["max_output"], job["max_output"]))
@@ -92,7 +96,7 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, use_seccomp: bool
     resource.setrlimit(resource.RLIMIT_NOFILE, (job["nofile"], job["nofile"]))
     budget = math.ceil(_cpu() + (len(job["tests"]) + 1) * (job["timeout"] + 1) + 5)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget))
-    if not use_seccomp and os.geteuid() != 0:
+    if seccomp is None and os.geteuid() != 0:
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # ignored for root
     os.chdir(scratch)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -101,14 +105,11 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, use_seccomp: bool
     _redirect(2, "stderr")
     os.closerange(3, result_fd)
     os.closerange(result_fd + 1, 65536)
-    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    # sys.stdin/stdout/stderr already wrap fds 0/1/2 (UTF-8, set by the worker's environment),
+    # which now point at /dev/null and the scratch files; stdio jobs reopen them per test.
     signal.signal(signal.SIGPROF, _on_sigprof)
-    if use_seccomp:
-        from data_builders.execution.sandbox import build_filter
-
-        build_filter(os.getpid()).load()
+    if seccomp is not None:
+        seccomp.install()
 
 
 def _redirect(fd: int, name: str) -> None:
@@ -318,13 +319,11 @@ def read_stdout(limit: int, path: str = "stdout") -> str:
         return ""
 
 
-def child_main(
-    job: dict[str, Any], start: int, scratch: str, result_fd: int, use_seccomp: bool
-) -> None:
+def child_main(job: dict[str, Any], start: int, scratch: str, result_fd: int, seccomp: Any) -> None:
     """Entry point after fork; never returns (``os._exit``)."""
     code = 0
     try:
-        confine(job, scratch, result_fd, use_seccomp)
+        confine(job, scratch, result_fd, seccomp)
         channel = Channel(result_fd)
         if job["mode"] == "stdio":
             run_stdio_job(job, start, channel)

@@ -28,7 +28,6 @@ from data_builders.execution.compare import call_matches, stdout_matches
 from data_builders.execution.process import WorkerError, WorkerProcess
 from data_builders.execution.sandbox import ISOLATION_LEVELS, bwrap_problem, seccomp_problem
 from data_builders.execution.types import (
-    MISSING,
     AssertionTest,
     CallTest,
     ExecutionLimits,
@@ -239,7 +238,7 @@ def _outcome(test: Any, message: dict[str, Any]) -> TestOutcome:
             value = decode_value(message.get("o"))
         except ValueCodecError as exc:
             return TestOutcome("wrong_answer", seconds, None, f"undecodable return value: {exc}")
-        if test.expected is MISSING:
+        if test.capture:
             return TestOutcome("pass", seconds, value)
         if call_matches(test, value):
             return TestOutcome("pass", seconds)

@@ -86,6 +86,11 @@ class CallTest:
         if self.compare not in CALL_COMPARISONS:
             raise ValueError(f"CallTest.compare must be one of {CALL_COMPARISONS}")
 
+    @property
+    def capture(self) -> bool:
+        """Capture mode: nothing to compare with (``truthy``/``falsy`` need no expected)."""
+        return self.expected is MISSING and self.compare not in ("truthy", "falsy")
+
 
 @dataclass(frozen=True)
 class StdioTest:

@@ -55,6 +55,11 @@ class Worker:
         self.out_fd = out_fd
         self.scratch = config["scratch"]
         self.seccomp = bool(config.get("seccomp"))
+        self.filter = None
+        if self.seccomp:
+            from data_builders.execution.sandbox import PreparedFilter
+
+            self.filter = PreparedFilter()
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -84,7 +89,7 @@ class Worker:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            child_main(job, start, self.scratch, write_fd, self.seccomp)
+            child_main(job, start, self.scratch, write_fd, self.filter)
         os.close(write_fd)
         return pid, read_fd, os.pidfd_open(pid)
 
@@ -270,14 +275,25 @@ def _check_seccomp() -> bool:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         try:
-            from data_builders.execution.sandbox import build_filter
+            from data_builders.execution.sandbox import PreparedFilter
 
-            build_filter(os.getpid()).load()
-            os._exit(0)
+            PreparedFilter().install()
+            os._exit(0 if _fork_refused() else 1)
         except BaseException:  # noqa: BLE001
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def _fork_refused() -> bool:
+    try:
+        pid = os.fork()
+    except PermissionError:
+        return True
+    if pid == 0:  # pragma: no cover - the filter did not work
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return False
 
 
 def main() -> None:

@@ -109,3 +109,21 @@ def test_fallback_warns_once_loudly(capsys: pytest.CaptureFixture[str], monkeypa
                 Program("def f():\n    return 1\n", [CallTest([], 1)], entry_point="f")
             ).passed
     assert capsys.readouterr().err.count("warning: programs run with isolation") == 1
+
+
+def test_truthy_falsy_and_identity_comparisons_run_in_the_host(executor: Executor) -> None:
+    source = "def f(x):\n    return x\n"
+    tests = [
+        CallTest([[1]], compare="truthy"),
+        CallTest([[]], compare="truthy"),
+        CallTest([0], compare="falsy"),
+        CallTest(["0"], compare="falsy"),
+        CallTest([1], True, compare="is"),
+        CallTest([True], True, compare="is"),
+        CallTest([0.5], 0.4, compare="abs_lt", tol=0.2),
+        CallTest([0.5], 0.4, compare="abs_lt", tol=0.01),
+    ]
+    result = executor.run(Program(source, tests, entry_point="f"))
+    assert [o.status == "pass" for o in result.outcomes] == [
+        True, False, True, False, False, True, True, False,
+    ]  # fmt: skip

