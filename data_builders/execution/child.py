@@ -43,6 +43,11 @@ def _on_sigprof(signum: int, frame: Any) -> None:
     raise Timeout
 
 
+def install_timeout_handler() -> None:
+    """Called once in the worker: forked children inherit the SIGPROF handler."""
+    signal.signal(signal.SIGPROF, _on_sigprof)
+
+
 def check_plain(value: Any, depth: int = 0) -> None:
     """Raise NotPlainError unless value is built from exact builtin types (no subclasses)."""
     kind = type(value)
@@ -87,8 +92,9 @@ class Channel:
 def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> None:
     """Session, death signal, rlimits, file descriptors and seccomp for this child."""
     os.setsid()
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the worker dies -> so does the child
+    if _LIBC is not None and not job.get("in_pid_namespace"):
+        # the worker dies -> so does the child (inside bubblewrap the PID namespace does it)
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     memory = job["memory_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (job["max_output"], job["max_output"]))
@@ -107,7 +113,6 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> 
     os.closerange(result_fd + 1, 65536)
     # sys.stdin/stdout/stderr already wrap fds 0/1/2 (UTF-8, set by the worker's environment),
     # which now point at /dev/null and the scratch files; stdio jobs reopen them per test.
-    signal.signal(signal.SIGPROF, _on_sigprof)
     if seccomp is not None:
         seccomp.install()
 

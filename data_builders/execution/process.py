@@ -125,7 +125,12 @@ class WorkerProcess:
         )
         self._buffer = b""
         self._eof = False
-        config = {"scratch": scratch, "seccomp": self.use_seccomp, "preload": list(self.preload)}
+        config = {
+            "scratch": scratch,
+            "seccomp": self.use_seccomp,
+            "preload": list(self.preload),
+            "pid_namespace": self.use_bwrap,
+        }
         self._write(config)
         ready = self._read(time.monotonic() + _STARTUP_TIMEOUT)
         if ready is None or not ready.get("ready"):

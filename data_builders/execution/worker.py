@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from data_builders.execution.child import child_main, read_stdout
+from data_builders.execution.child import child_main, install_timeout_handler, read_stdout
 
 _CHECK_INTERVAL = 0.25
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -55,6 +55,7 @@ class Worker:
         self.out_fd = out_fd
         self.scratch = config["scratch"]
         self.seccomp = bool(config.get("seccomp"))
+        self.in_pid_namespace = bool(config.get("pid_namespace"))
         self.filter = None
         if self.seccomp:
             from data_builders.execution.sandbox import PreparedFilter
@@ -79,6 +80,7 @@ class Worker:
 
     def run_job(self, job: dict[str, Any]) -> None:
         """Run every test of a job, one fresh child per crash/timeout."""
+        job["in_pid_namespace"] = self.in_pid_namespace
         index, total = job.get("start", 0), len(job["tests"])
         while index < total:
             index = self._run_child(job, index)
@@ -307,6 +309,7 @@ def main() -> None:
     if config.get("seccomp"):
         config["seccomp"] = _check_seccomp()
     worker = Worker(out_fd, config)
+    install_timeout_handler()
     _preload(config.get("preload", []))
     worker.send({"ready": True, "seccomp": worker.seccomp, "pid": os.getpid()})
     for line in reader:
