@@ -306,10 +306,8 @@ def prepare_stdio(stdin_text: str) -> None:
     fd = os.open("stdin", os.O_RDONLY)
     os.dup2(fd, 0)
     os.close(fd)
-    _redirect(1, "stdout")
+    _redirect(1, "stdout")  # O_TRUNC: each test starts with empty files
     _redirect(2, "stderr")
-    os.ftruncate(1, 0)
-    os.ftruncate(2, 0)
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
