@@ -252,7 +252,7 @@ def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
 def _attach_value(message: dict[str, Any], value: Any, limit: int) -> None:
     try:
         encoded = encode_value(value)
-        size = len(json.dumps(encoded, allow_nan=False))
+        size = len(json.dumps(encoded, allow_nan=False)) if _maybe_large(encoded) else 0
     except (ValueCodecError, RecursionError, ValueError, MemoryError) as exc:
         message.update(s="wrong_answer", d=f"return value cannot be sent: {exc}")
         return
@@ -260,6 +260,13 @@ def _attach_value(message: dict[str, Any], value: Any, limit: int) -> None:
         message.update(s="wrong_answer", d=f"return value too large ({size} bytes encoded)")
         return
     message["o"] = encoded
+
+
+def _maybe_large(encoded: Any) -> bool:
+    """Cheap pre-check: only containers and long strings can exceed the output cap."""
+    return not isinstance(encoded, (int, float, bool, type(None))) and not (
+        isinstance(encoded, str) and len(encoded) < 4096
+    )
 
 
 def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:

@@ -28,6 +28,7 @@ from data_builders.execution.compare import call_matches, stdout_matches
 from data_builders.execution.process import WorkerError, WorkerProcess
 from data_builders.execution.sandbox import ISOLATION_LEVELS, bwrap_problem, seccomp_problem
 from data_builders.execution.types import (
+    STATUSES,
     AssertionTest,
     CallTest,
     ExecutionLimits,
@@ -230,7 +231,17 @@ class Executor:
 
 def _outcome(test: Any, message: dict[str, Any]) -> TestOutcome:
     """Turn a worker message into a TestOutcome, comparing in the host where needed."""
-    status, seconds, detail = message["s"], float(message.get("t", 0.0)), str(message.get("d", ""))
+    try:
+        status, detail = message["s"], str(message.get("d", ""))[:2000]
+        seconds = float(message.get("t", 0.0))
+    except (KeyError, TypeError, ValueError):
+        return TestOutcome("runtime_error", 0.0, None, "malformed result from the sandbox")
+    if status == "pass" and not isinstance(test, AssertionTest):
+        # only the host decides that a call/stdin test passed: a "pass" from the sandbox
+        # means the program wrote to its result channel itself
+        return TestOutcome("runtime_error", seconds, None, "forged result on the result channel")
+    if status not in STATUSES and status != "ok":
+        return TestOutcome("runtime_error", seconds, None, f"unknown status {status!r:.40}")
     if status != "ok":
         return TestOutcome(status, seconds, None, detail)
     if isinstance(test, CallTest):

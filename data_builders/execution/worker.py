@@ -4,7 +4,7 @@ Launched by the host as a fresh interpreter (``python -m data_builders.execution
 inside bubblewrap when available) — never forked from the host, which may have imported torch
 and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
 one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
-(``{"id", "k", "s", "t", "o", "d"}``) and ``{"id", "done": true}``.
+(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated) and ``{"done": true}``.
 
 Supervision of a child: wait on a pidfd (not on pipe EOF, which a grandchild could hold
 open), read result lines as they come, kill the whole process group when the child exits or
@@ -28,8 +28,10 @@ import time
 from typing import Any
 
 from data_builders.execution.child import child_main, install_timeout_handler, read_stdout
+from data_builders.execution.types import STATUSES
 
 _CHECK_INTERVAL = 0.25
+CHILD_STATUSES = frozenset(STATUSES) | {"ok"}
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _SIGNAL_STATUS = {
     signal.SIGXCPU: ("timeout", "CPU time limit exceeded (killed by SIGXCPU)"),
@@ -84,7 +86,7 @@ class Worker:
         index, total = job.get("start", 0), len(job["tests"])
         while index < total:
             index = self._run_child(job, index)
-        self.send({"id": job["id"], "done": True})
+        self.send({"done": True})
 
     def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
         read_fd, write_fd = os.pipe()
@@ -140,10 +142,11 @@ class Worker:
                 state.protocol_error = "result line too long"
                 return b""
         *lines, buffer = buffer.split(b"\n")
-        for line in lines:
-            message = state.accept(line)
-            if message is not None:
-                self.send(message)
+        accepted = [line for line in lines if state.accept(line)]
+        if accepted:  # validated lines go to the host as they are, in one write
+            data = memoryview(b"\n".join(accepted) + b"\n")
+            while data:
+                data = data[os.write(self.out_fd, data) :]
         return buffer
 
     def _record_crash(self, job: dict[str, Any], state: _Supervision, wait_status: int) -> None:
@@ -163,7 +166,7 @@ class Worker:
             output = read_stdout(job["max_output"], os.path.join(self.scratch, "stdout"))
         last = state.next_index + 1 if state.loaded else len(job["tests"])
         for index in range(state.next_index, last):
-            message = {"id": job["id"], "k": index, "s": status, "t": 0.0, "d": detail}
+            message = {"k": index, "s": status, "t": 0.0, "d": detail}
             if output is not None:
                 message["o"] = output
             self.send(message)
@@ -239,29 +242,31 @@ class _Supervision:
             return True
         return False
 
-    def accept(self, line: bytes) -> dict[str, Any] | None:
-        """Validate one child line; return the message to forward (or None)."""
+    def accept(self, line: bytes) -> bool:
+        """Validate one child line (untrusted: the program runs in that process);
+        True when it is the next test's result and should go to the host."""
         try:
             message = json.loads(line)
-            index = message["k"]
-            status = message["s"]
-        except (ValueError, KeyError, TypeError):
+            index, status = message["k"], message["s"]
+            cpu = float(message.get("c", self.cpu_at_start))
+            if type(index) is not int or status not in CHILD_STATUSES:
+                raise ValueError(line[:100])
+        except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
             self.protocol_error = "malformed result line"
-            return None
+            return False
         self._reset()
-        self.cpu_at_start = float(message.get("c", self.cpu_at_start))
+        self.cpu_at_start = cpu
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True
-                return None
+                return False
             self.kill_reason = (status, str(message.get("d", ""))[:500])
-            return None
+            return False
         if index != self.next_index:
             self.protocol_error = f"result for test {index} while expecting {self.next_index}"
-            return None
+            return False
         self.next_index += 1
-        message["id"] = self.job["id"]
-        return message
+        return True
 
 
 def _preload(modules: list[str]) -> None:

@@ -69,6 +69,16 @@ HOSTILE = {
         "    return 0\n",
         {"wrong_answer"},
     ),
+    "forge_result_pipe": (
+        "import os\ndef f(x):\n"
+        "    for fd in range(3, 256):\n"
+        "        try:\n"
+        '            os.write(fd, b\'{"k": 0, "s": "pass", "t": 0, "d": ""}\\n\')\n'
+        "        except OSError:\n"
+        "            pass\n"
+        "    return 0\n",
+        {"runtime_error"},  # a "pass" can only come from the host's comparison
+    ),
     "close_stdout": (
         "import os, sys\nsys.stdout.close()\nos.close(1)\nos.close(2)\n" + GOOD,
         {"pass"},
