@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from unice.evaluation.baselines import BASELINES, build_baseline, run_baseline, run_baselines
+from unice.evaluation.baselines import (
+    BASELINES,
+    build_baseline,
+    run_baseline,
+    run_baselines,
+    strip_shared_prefix,
+)
 from unice.evaluation.errors import BaselineUnavailable, EvaluationError
 
 REFERENCE = "def add(a, b):\n    total = a + b\n    return total\n"
@@ -93,3 +99,22 @@ def test_run_baselines_honours_enabled_and_rejects_unknown_names() -> None:
         run_baselines({"bleurt": {}}, [CLOSE], [REFERENCE], progress=False)
     with pytest.raises(EvaluationError, match="bad options for baseline 'sacrebleu'"):
         build_baseline("sacrebleu", {"tokenise": "13a"})
+
+
+def test_strip_shared_prefix_keeps_only_the_completions() -> None:
+    prompt = 'def add(a, b):\n    """Add."""\n'
+    cand, ref = strip_shared_prefix(prompt + "    return b + a\n", prompt + "    return a + b\n")
+    assert (cand, ref) == ("return b + a\n", "return a + b\n")
+    same = prompt + "    return a + b\n"
+    assert strip_shared_prefix(same, same) == (same, same)  # nothing left: compare whole programs
+    unrelated = strip_shared_prefix("x = 1\n", "y = 2\n")
+    assert unrelated == ("x = 1\n", "y = 2\n")
+
+
+def test_prompt_stripping_lowers_overlap_of_different_bodies() -> None:
+    prompt = 'def f(xs):\n    """Return the largest element of xs, or None when xs is empty."""\n'
+    cand, ref = prompt + "    return min(xs)\n", prompt + "    return max(xs) if xs else None\n"
+    baseline = build_baseline("sacrebleu")
+    full = run_baseline("b", baseline, [cand], [ref]).columns["BLEU"][0]
+    body = run_baseline("b", baseline, [cand], [ref], strip_prompt=True).columns["BLEU"][0]
+    assert body < full

@@ -206,3 +206,49 @@ def test_cli_end_to_end_with_data_path_argument(dataset_dir: Path, tmp_path: Pat
     assert report["metrics"][0]["name"] == "M"
     assert report["metrics"][0]["corpus"]["pearson"] == pytest.approx(1.0)
     assert (out / ".hydra" / "config.yaml").is_file()
+
+
+def test_ice_score_column_via_score_records(dataset_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    ice_score = pytest.importorskip("unice.ice_score")
+    seen = {}
+
+    class FakeStats:
+        def to_dict(self) -> dict:
+            return {"seconds": 3.0, "requests": 7, "cache_hits": 2}
+
+    class FakeRun:
+        def __init__(self, records) -> None:
+            # a judge on the paper's 0-4 scale; the first sample is unparsed (None)
+            self.scores = [None] + [4.0 * r["pass_ratio"] for r in records[1:]]
+            self.stats = FakeStats()
+
+    def fake_score_records(records, config):
+        seen["records"], seen["config"] = records, config
+        return FakeRun(records)
+
+    monkeypatch.setattr(ice_score, "score_records", fake_score_records)
+    cfg = compose_cfg([f"data={dataset_dir}", "baselines=none", f"output_dir={tmp_path}"] + FAST)
+    cfg = {
+        **evaluate_dict(cfg),
+        "ice_score": {
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "judge",
+            "with_reference": True,
+        },
+    }
+    report = evaluate(cfg, console=Console(file=io.StringIO()))
+    (metric,) = report["metrics"]
+    assert metric["name"] == "Ref-ICE-Score" and metric["kind"] == "ice_score"
+    assert metric["n_scored"] == len(fixture_rows()) - 1  # unparsed stays unscored, not 0
+    assert metric["corpus"]["pearson"] == pytest.approx(1.0)
+    assert metric["mae"] is None  # a 0-4 scale is not a PassRatio estimate
+    assert metric["seconds"] == pytest.approx(3.0)
+    assert seen["config"].model == "judge" and {"nl", "generated", "reference", "id"} <= set(
+        seen["records"][0]
+    )
+
+
+def evaluate_dict(cfg) -> dict:
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(cfg, resolve=True)

@@ -31,7 +31,9 @@ def ice_score_column(data: EvalData, options: Mapping[str, Any]) -> MetricColumn
     except TypeError as exc:
         raise EvaluationError(f"bad ice_score option: {exc}") from None
     except IceScoreError as exc:
-        raise EvaluationError(f"ICE-Score failed: {exc}") from None
+        raise EvaluationError(
+            f"ICE-Score failed: {exc} (options go on the command line as ice_score.<field>=...)"
+        ) from None
     name = "Ref-ICE-Score" if config.with_reference else "ICE-Score"
     stats = run.stats.to_dict()
     return MetricColumn(

@@ -80,17 +80,21 @@ def checkpoint_info(ckpt_path: str | None) -> dict[str, Any] | None:
     }
 
 
-def execution_cost(split_file: Path, split: str) -> dict[str, Any]:
-    """Seconds spent executing the tests of this split, when the dataset's stats.json has them.
+def execution_cost(
+    split_file: Path, split: str, rows: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Seconds spent executing the tests, from the most specific record available.
 
-    The dataset rows do not store execution time; a builder may record it in ``stats.json``
-    (``<key>`` at the top level or under ``splits.<split>``, keys :data:`EXECUTION_KEYS`).
+    The dataset contract does not store execution time, so in order of preference: an
+    ``exec_seconds`` field on every row (this split exactly); ``stats.json`` keys
+    :data:`EXECUTION_KEYS` (under ``splits.<split>`` or top level); ``build_info.json``
+    ``seconds`` (the whole build: test extension and labelling of every split, an upper bound).
     """
-    stats_file = split_file.parent / "stats.json"
-    try:
-        stats = json.loads(stats_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {"seconds": None, "note": "not recorded (no readable stats.json next to the data)"}
+    if rows and all(isinstance(r.get("exec_seconds"), (int, float)) for r in rows):
+        total = float(sum(r["exec_seconds"] for r in rows))
+        return {"seconds": total, "note": "sum of the rows' exec_seconds (this split)"}
+    folder = split_file.parent
+    stats = _read_json(folder / "stats.json")
     split_stats = (stats.get("splits") or {}).get(split) if isinstance(stats, dict) else None
     for scope, source in (("this split", split_stats), ("whole dataset", stats)):
         if isinstance(source, dict):
@@ -100,7 +104,20 @@ def execution_cost(split_file: Path, split: str) -> dict[str, Any]:
                         "seconds": float(source[key]),
                         "note": f"{key} from stats.json ({scope})",
                     }
-    return {"seconds": None, "note": "not recorded in stats.json"}
+    info = _read_json(folder / "build_info.json")
+    if isinstance(info, dict) and isinstance(info.get("seconds"), (int, float)):
+        return {
+            "seconds": float(info["seconds"]),
+            "note": "whole dataset build (extension + labelling, all splits) from build_info.json",
+        }
+    return {"seconds": None, "note": "not recorded by the dataset"}
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
 
 
 def provenance(ckpt_path: str | None) -> dict[str, Any]:

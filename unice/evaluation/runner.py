@@ -53,7 +53,17 @@ def collect_columns(
         columns += score_checkpoint(
             cfg["ckpt_path"], data, int(cfg.get("batch_size", 32)), cfg.get("device"), progress
         )
-    for run in run_baselines(cfg.get("baselines") or {}, data.generated, data.references, progress):
+    compare = cfg.get("baseline_inputs", "body")
+    if compare not in ("body", "full"):
+        raise EvaluationError(f"baseline_inputs={compare!r} is unknown; choose body or full")
+    runs = run_baselines(
+        cfg.get("baselines") or {},
+        data.generated,
+        data.references,
+        progress,
+        strip_prompt=compare == "body",
+    )
+    for run in runs:
         if run.skipped:
             skipped.append(SkippedMetric(run.name, run.skipped))
             continue
@@ -64,7 +74,7 @@ def collect_columns(
                     scores,
                     "baseline",
                     seconds=run.seconds,
-                    time_note=f"shared with {', '.join(run.columns)}"
+                    time_note=f"one run for {', '.join(run.columns)}"
                     if len(run.columns) > 1
                     else "",
                     settings=run.settings,
@@ -136,7 +146,7 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
         "data": {"path": str(data.path), "sha256": data.sha256, **label_summary(data)},
         "metrics": metrics,
         "skipped": [s.__dict__ for s in skipped],
-        "execution_cost": execution_cost(data.path, cfg.get("split", "test")),
+        "execution_cost": execution_cost(data.path, cfg.get("split", "test"), data.rows),
         "config": cfg,
     }
     out.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,13 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from unice.evaluation.baselines.base import Baseline, BaselineRun, code_tokens, run_baseline
+from unice.evaluation.baselines.base import (
+    Baseline,
+    BaselineRun,
+    code_tokens,
+    run_baseline,
+    strip_shared_prefix,
+)
 from unice.evaluation.baselines.codebertscore import CodeBertScore
 from unice.evaluation.baselines.codebleu_metric import CodeBleu
 from unice.evaluation.baselines.crystalbleu_metric import CrystalBleu
@@ -49,13 +55,18 @@ def run_baselines(
     candidates: Sequence[str],
     references: Sequence[str],
     progress: bool = True,
+    strip_prompt: bool = False,
 ) -> list[BaselineRun]:
-    """Run each configured baseline (key -> constructor options; ``enabled: false`` skips it)."""
+    """Run each configured baseline (key -> constructor options; ``enabled: false`` skips it).
+
+    ``strip_prompt`` compares only what follows the lines candidate and reference share.
+    """
     runs = []
     chosen = {k: dict(v or {}) for k, v in specs.items() if (v or {}).get("enabled", True)}
     for name, options in tqdm(chosen.items(), desc="baselines", disable=not progress):
         options.pop("enabled", None)
-        runs.append(run_baseline(name, build_baseline(name, options), candidates, references))
+        baseline = build_baseline(name, options)
+        runs.append(run_baseline(name, baseline, candidates, references, strip_prompt))
     return runs
 
 
@@ -67,4 +78,5 @@ __all__ = [
     "code_tokens",
     "run_baseline",
     "run_baselines",
+    "strip_shared_prefix",
 ]

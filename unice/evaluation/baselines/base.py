@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -30,6 +31,28 @@ def code_tokens(code: str) -> list[str]:
     ``f(x)+1`` gives ``f ( x ) + 1`` rather than one "word" as whitespace splitting would.
     """
     return _TOKEN.findall(code)
+
+
+def strip_shared_prefix(candidate: str, reference: str) -> tuple[str, str]:
+    """Drop the leading lines candidate and reference share (the prompt: signature + docstring).
+
+    HumanEval-style rows hold complete programs, i.e. prompt + completion on both sides; the
+    shared prompt would dominate every overlap metric and hide the part that differs. When
+    either side has nothing left (identical programs, empty completion) both stay whole.
+    Other rows (MBPP, APPS: no shared prompt) are unaffected beyond identical first lines.
+    """
+    cand_lines = candidate.splitlines(keepends=True)
+    ref_lines = reference.splitlines(keepends=True)
+    n = 0
+    while (
+        n < min(len(cand_lines), len(ref_lines)) and cand_lines[n].rstrip() == ref_lines[n].rstrip()
+    ):
+        n += 1
+    cand_rest, ref_rest = "".join(cand_lines[n:]), "".join(ref_lines[n:])
+    if not cand_rest.strip() or not ref_rest.strip():
+        return candidate, reference
+    # Dedented, a function body parses as top-level code (CodeBLEU's AST and data flow).
+    return textwrap.dedent(cand_rest), textwrap.dedent(ref_rest)
 
 
 class Baseline(ABC):
@@ -75,16 +98,28 @@ class BaselineRun:
 
 
 def run_baseline(
-    name: str, baseline: Baseline, candidates: Sequence[str], references: Sequence[str]
+    name: str,
+    baseline: Baseline,
+    candidates: Sequence[str],
+    references: Sequence[str],
+    strip_prompt: bool = False,
 ) -> BaselineRun:
-    """Score the pairs that have a reference; record a skip instead of failing the evaluation."""
+    """Score the pairs that have a reference; record a skip instead of failing the evaluation.
+
+    Args:
+        strip_prompt: compare only what follows the lines both programs start with
+            (:func:`strip_shared_prefix`).
+    """
     start = time.perf_counter()
     try:
         baseline.check()
         index = [i for i, ref in enumerate(references) if ref.strip()]
         if not index:
             raise BaselineUnavailable("no sample has a reference (reference-based metric)")
-        scores = baseline.score([candidates[i] for i in index], [references[i] for i in index])
+        pairs = [(candidates[i], references[i]) for i in index]
+        if strip_prompt:
+            pairs = [strip_shared_prefix(c, r) for c, r in pairs]
+        scores = baseline.score([c for c, _ in pairs], [r for _, r in pairs])
     except BaselineUnavailable as exc:
         return BaselineRun(name=name, skipped=str(exc), settings=baseline.describe())
     seconds = time.perf_counter() - start
@@ -93,4 +128,5 @@ def run_baseline(
         full = np.full(len(candidates), math.nan)
         full[index] = np.asarray(values, dtype=np.float64)
         columns[column] = full
-    return BaselineRun(name=name, columns=columns, seconds=seconds, settings=baseline.describe())
+    settings = {**baseline.describe(), "strip_prompt": strip_prompt}
+    return BaselineRun(name=name, columns=columns, seconds=seconds, settings=settings)
