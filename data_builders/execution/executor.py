@@ -187,7 +187,7 @@ class Executor:
         worker = self._idle.get()
         try:
             for message in worker.execute(job, patience):
-                index = message["k"]
+                index = message["k"]  # the worker checked it is the next test's index
                 outcomes[index] = _outcome(program.tests[index], message)
         finally:
             self._idle.put(worker)

@@ -187,8 +187,10 @@ class WorkerProcess:
                     next_index += 1
                     self.restart()
                     break
-                if message.get("done"):
-                    return
+                if "k" not in message:  # test results always carry "k"; the end marker never
+                    if message.get("done"):
+                        return
+                    continue
                 next_index = message["k"] + 1
                 yield message
 

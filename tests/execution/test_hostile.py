@@ -73,7 +73,7 @@ HOSTILE = {
         "import os\ndef f(x):\n"
         "    for fd in range(3, 256):\n"
         "        try:\n"
-        '            os.write(fd, b\'{"k": 0, "s": "pass", "t": 0, "d": ""}\\n\')\n'
+        '            os.write(fd, b\'{"k": 0, "s": "pass", "t": 0, "d": "", "done": true}\\n\')\n'
         "        except OSError:\n"
         "            pass\n"
         "    return 0\n",
