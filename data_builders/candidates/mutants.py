@@ -89,10 +89,13 @@ class _Sites:
 
 
 def _mutable_nodes(tree: ast.Module, skip_while: bool = True) -> Iterator[ast.AST]:
-    """Nodes inside function bodies, outside docstrings (and ``while`` loops if asked)."""
+    """Nodes of function bodies and of top-level script code (standard-input programs),
+    outside imports and docstrings (and ``while`` loops if asked)."""
 
     def visit(node: ast.AST, inside: bool) -> Iterator[ast.AST]:
         if skip_while and isinstance(node, ast.While):
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
@@ -106,7 +109,11 @@ def _mutable_nodes(tree: ast.Module, skip_while: bool = True) -> Iterator[ast.AS
         for child in ast.iter_child_nodes(node):
             yield from visit(child, inside)
 
-    yield from visit(tree, False)
+    for stmt in tree.body:
+        script = not isinstance(stmt, (ast.ClassDef, ast.Expr)) or (
+            isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant)
+        )
+        yield from visit(stmt, script)
 
 
 def _edits_for(node: ast.AST, sites: _Sites) -> Iterator[Edit]:

@@ -80,7 +80,7 @@ def label(
             rest = dataclasses.replace(rest, timeout=min(rest.timeout, timeouts.after_timeout))
         rests.append(rest)
     todo = [rest for rest in rests if rest.tests]
-    done = iter(executor.map(todo, progress="label: all tests"))
+    done = iter(list(executor.map(todo, progress="label: all tests")))
     for candidate, first, rest in zip(candidates, firsts, rests, strict=True):
         outcomes = next(done).outcomes if rest.tests else []
         merged = ProgramResult(first.outcomes + outcomes, first.isolation)

@@ -45,6 +45,8 @@ def canonical(value: Any) -> str:
         return f"{type(value).__name__}[{inner}]"
     if isinstance(value, float) and math.isnan(value):
         return "float(nan)"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"int:{value:x}"  # hex: no digit limit for huge ints
     return f"{type(value).__name__}:{value!r}"
 
 
@@ -124,7 +126,7 @@ class Mutator:
         if isinstance(value, tuple):
             return self._tuple(value, depth)
         if isinstance(value, (set, frozenset)):
-            return type(value)(self._seq(_ordered(value), depth))
+            return type(value)(x for x in self._seq(_ordered(value), depth) if _hashable(x))
         if isinstance(value, dict):
             return self._dict(value, depth)
         return value
@@ -257,10 +259,19 @@ class Mutator:
             out[key] = self.mutate(out[key], depth + 1)
         elif choice == 2 and keys:
             key = self.mutate(rng.choice(keys), depth + 1)
-            out[key] = out[rng.choice(keys)]
+            if _hashable(key):
+                out[key] = out[rng.choice(keys)]
         else:
             out = {} if rng.random() < 0.5 else out
         return out
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _collection_items(pool: Sequence[Any]) -> list[Any]:
