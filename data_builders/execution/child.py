@@ -296,11 +296,22 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
 
 
 def _exec_main(code: Any, namespace: dict[str, Any]) -> None:
+    """Run as ``__main__``; like the interpreter at exit, wait for non-daemon threads
+    (competitive programs often run ``main`` in a thread with a bigger stack)."""
     try:
         exec(code, namespace)  # noqa: S102 - sandboxed child
+        if "threading" in sys.modules:
+            _join_threads(sys.modules["threading"])
     except SystemExit as exc:
         if exc.code not in (None, 0):
             raise RuntimeError(f"exited with status {exc.code!r}") from None
+
+
+def _join_threads(threading: Any) -> None:
+    main = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is not main and not thread.daemon:
+            thread.join()
 
 
 def prepare_stdio(stdin_text: str) -> None:

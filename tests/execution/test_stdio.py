@@ -80,3 +80,18 @@ def test_many_tests_in_one_fork(executor: Executor) -> None:
     tests = [StdioTest(f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(300)]
     result = executor.run(Program("a, b = map(int, input().split())\nprint(a + b)\n", tests))
     assert result.passed and result.n_tests == 300
+
+
+def test_main_in_a_big_stack_thread_is_waited_for(executor: Executor) -> None:
+    program = (
+        "import sys, threading\n"
+        "sys.setrecursionlimit(100000)\n"
+        "threading.stack_size(2**26)\n"
+        "def depth(n):\n"
+        "    return 0 if n == 0 else 1 + depth(n - 1)\n"
+        "def main():\n"
+        "    print(depth(int(input())))\n"
+        "threading.Thread(target=main).start()\n"
+    )
+    result = executor.run(Program(program, [StdioTest("20000\n", "20000\n"), StdioTest("5", "5")]))
+    assert [o.status for o in result.outcomes] == ["pass", "pass"]
