@@ -86,9 +86,7 @@ def score(
     if batch_size < 1:
         raise ScoringInputError(f"batch_size={batch_size} must be >= 1")
     config = model.config
-    encoder = InputEncoder(
-        _tokenizer_of(model), config.max_length, config.use_token_types, config.layout_active
-    )
+    encoder = InputEncoder.from_config(_tokenizer_of(model), config)
     formats = [fmt for fmt in FORMATS if fmt in config.formats]
     was_training = model.training
     model.eval()

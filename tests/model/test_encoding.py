@@ -102,3 +102,26 @@ def test_collator_concatenates_formats_with_tags(tiny_tokenizer):
     assert (
         batch["input_ids"].shape == batch["attention_mask"].shape == batch["token_type_ids"].shape
     )
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("head", [0, 1, 2, 3]), ("tail", [6, 7, 8, 9]), ("head_tail", [0, 7, 8, 9])],
+)
+def test_cut_modes(mode, expected):
+    from unice.data.encoding import cut
+
+    assert cut(list(range(10)), 4, mode) == expected
+    assert cut(list(range(3)), 4, mode) == [0, 1, 2]
+
+
+def test_long_code_keeps_its_ending_and_nl_its_beginning(tiny_tokenizer):
+    enc = _encoder(tiny_tokenizer, max_length=48)
+    code = (
+        "def f(x):\n" + "\n".join(f"    y{i} = x * {i}" for i in range(40)) + "\n    return FINAL"
+    )
+    nl = " ".join(["Return the sum of the values."] * 20)
+    _, batch = enc.encode_formats([code], [None], [nl])["nl"]
+    text = tiny_tokenizer.decode(batch["input_ids"][0])
+    assert text.startswith("<s>def f") and "FINAL</s></s>Return the sum" in text
+    assert len(batch["input_ids"][0]) == 48

@@ -6,18 +6,24 @@ backbone's own separators (``<s> g </s></s> r </s>`` for RoBERTa/UniXcoder,
 it when the encoder has two or more token types.
 
 Truncation is fair: each segment is tokenized alone, then the length budget is split by
-water-filling -- short segments keep everything, the rest share what is left equally and keep
-their beginnings. The public release instead cut the joined sequence from the end, so a long
-generated program silently pushed out the whole NL and reference.
+water-filling -- short segments keep everything, the rest share what is left equally. The
+public release instead cut the joined sequence from the end, so a long generated program
+silently pushed out the whole NL and reference. A cut NL keeps its beginning; cut code keeps
+by default a quarter of its budget from the start (imports, signature) and the rest from the
+end, because candidates usually share the prompt/docstring and differ in the body.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unice.data.layout import encode_layout
-from unice.modeling.configuration import FORMATS
+from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
+
+CODE_HEAD_FRACTION = 0.25
+"""Share of a cut code segment's budget kept from its start with ``head_tail`` truncation."""
 
 FORMAT_SEGMENTS: dict[str, tuple[str, ...]] = {
     "ref": ("generated", "reference"),
@@ -47,6 +53,20 @@ def fair_budgets(lengths: Sequence[int], budget: int) -> list[int]:
         alloc[index] += extra
         remaining -= extra
     return alloc
+
+
+def cut(segment: Sequence[int], budget: int, mode: str) -> list[int]:
+    """Keep ``budget`` tokens of ``segment``: ``head``, ``tail`` or ``head_tail``."""
+    if len(segment) <= budget:
+        return list(segment)
+    if budget <= 0:
+        return []
+    if mode == "head":
+        return list(segment[:budget])
+    if mode == "tail":
+        return list(segment[len(segment) - budget :])
+    head = math.ceil(budget * CODE_HEAD_FRACTION)
+    return list(segment[:head]) + list(segment[len(segment) - (budget - head) :])
 
 
 @dataclass(frozen=True)
@@ -81,9 +101,22 @@ class InputEncoder:
         max_length: total length including special tokens.
         use_token_types: 0 for the generated segment, 1 after it; otherwise no token types.
         layout: rewrite text with layout markers first (see ``unice.data.layout``).
+        code_truncation: how cut code segments are shortened: ``head``, ``tail``, ``head_tail``.
     """
 
-    def __init__(self, tokenizer, max_length: int, use_token_types: bool, layout: bool):
+    def __init__(
+        self,
+        tokenizer,
+        max_length: int,
+        use_token_types: bool,
+        layout: bool,
+        code_truncation: str = "head_tail",
+    ):
+        if code_truncation not in CODE_TRUNCATIONS:
+            raise ValueError(
+                f"code_truncation={code_truncation!r}; choose one of {', '.join(CODE_TRUNCATIONS)}"
+            )
+        self.code_truncation = code_truncation
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.use_token_types = use_token_types
@@ -93,6 +126,17 @@ class InputEncoder:
             raise ValueError("the tokenizer has no padding token")
         self.pad_id = int(tokenizer.pad_token_id)
 
+    @classmethod
+    def from_config(cls, tokenizer, config) -> InputEncoder:
+        """The encoder a :class:`~unice.modeling.configuration.UniCEConfig` was trained with."""
+        return cls(
+            tokenizer,
+            config.max_length,
+            config.use_token_types,
+            config.layout_active,
+            config.code_truncation,
+        )
+
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text alone, no special tokens."""
         if self.layout:
@@ -101,15 +145,22 @@ class InputEncoder:
             return []
         return self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
 
-    def join(self, segments: Sequence[Sequence[int]]) -> tuple[list[int], list[int]]:
-        """Join tokenized segments of one format fairly truncated: ``(input_ids, token_types)``."""
+    def join(
+        self, segments: Sequence[Sequence[int]], is_code: Sequence[bool] | None = None
+    ) -> tuple[list[int], list[int]]:
+        """Join tokenized segments of one format fairly truncated: ``(input_ids, token_types)``.
+
+        ``is_code[i]`` selects code truncation for segment ``i`` (default: all but an NL).
+        """
+        is_code = [True] * len(segments) if is_code is None else list(is_code)
         sep = self.separators
         fixed = len(sep.prefix) + len(sep.suffix) + len(sep.middle) * (len(segments) - 1)
         budgets = fair_budgets([len(s) for s in segments], self.max_length - fixed)
         ids: list[int] = list(sep.prefix)
         types: list[int] = []
         for position, (segment, budget) in enumerate(zip(segments, budgets, strict=True)):
-            ids.extend(segment[:budget])
+            mode = self.code_truncation if is_code[position] else "head"
+            ids.extend(cut(segment, budget, mode))
             ids.extend(sep.middle if position < len(segments) - 1 else sep.suffix)
             if position == 0:
                 types = [0] * len(ids)
@@ -159,7 +210,8 @@ class InputEncoder:
             parts = FORMAT_SEGMENTS[fmt]
             index = [i for i in range(len(generated)) if all(has[p][i] for p in parts)]
             if index:
-                rows = [self.join([tokens[p][i] for p in parts]) for i in index]
+                is_code = [p != "nl" for p in parts]
+                rows = [self.join([tokens[p][i] for p in parts], is_code) for i in index]
                 encoded[fmt] = (index, self.pad(rows))
         return encoded
 

@@ -22,6 +22,7 @@ OUTPUTS: tuple[str, ...] = ("pass_ratio", "executable", "passed")
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
 LAYOUT_MODES: tuple[str, ...] = ("auto", "tokens", "none")
+CODE_TRUNCATIONS: tuple[str, ...] = ("head_tail", "head", "tail")
 
 
 def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
@@ -52,6 +53,8 @@ class UniCEConfig(PretrainedConfig):
         layout: ``tokens`` encodes newlines/indentation with added tokens (for tokenizers that
             drop whitespace), ``none`` keeps raw text, ``auto`` decides from the tokenizer.
         layout_active: resolved layout decision recorded at build time (do not set by hand).
+        code_truncation: how an over-long code segment is cut: ``head_tail`` (keep a quarter
+            of its budget from the start, the rest from the end), ``head`` or ``tail``.
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
         loss_weights: per-term weights ``{"pass_ratio", "executable", "passed"}`` (MSE, BCE, BCE).
         backbone: name or path the encoder was initialised from (informational).
@@ -73,6 +76,7 @@ class UniCEConfig(PretrainedConfig):
     token_types: str = "auto"
     layout: str = "auto"
     layout_active: bool = False
+    code_truncation: str = "head_tail"
     formats: list[str] | tuple[str, ...] = FORMATS
     loss_weights: dict[str, float] | None = None
     backbone: str = ""
@@ -90,6 +94,7 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("activation", self.activation, ACTIVATIONS)
         _check_choice("token_types", self.token_types, TOKEN_TYPE_MODES)
         _check_choice("layout", self.layout, LAYOUT_MODES)
+        _check_choice("code_truncation", self.code_truncation, CODE_TRUNCATIONS)
         for fmt in self.formats:
             _check_choice("formats[]", fmt, FORMATS)
         if not self.formats:

@@ -110,7 +110,7 @@ def _setup(cfg: DictConfig) -> _Run:
         cfg.model.backbone, pretrained=bool(cfg.model.get("pretrained", True)), **model_kwargs
     )
     mc = model.config
-    encoder = InputEncoder(tokenizer, mc.max_length, mc.use_token_types, mc.layout_active)
+    encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats)
     optimizer = build_optimizer(
         model,

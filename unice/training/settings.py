@@ -14,6 +14,7 @@ MODEL_FIELDS = (
     "num_outputs",
     "max_length",
     "token_types",
+    "code_truncation",
     "layout",
     "formats",
     "loss_weights",
