@@ -83,8 +83,18 @@ def plot_exec_reliability(
     for column in chosen:
         bins = reliability_bins(column.exec_probs, executable)
         filled = bins["count"] > 0
-        ax.plot(bins["mean_prob"][filled], bins["observed"][filled], marker="o", label=column.name)
-    ax.set(xlim=(0, 1), ylim=(0, 1), title="Exec reliability")
+        gaps = np.abs(bins["mean_prob"][filled] - bins["observed"][filled])
+        ece = float((gaps * bins["count"][filled]).sum() / bins["count"][filled].sum())
+        (line,) = ax.plot(
+            bins["mean_prob"][filled],
+            bins["observed"][filled],
+            label=f"{column.name} (ECE {ece:.3f})",
+        )
+        sizes = 15 + 120 * bins["count"][filled] / bins["count"].max()  # marker area ~ bin size
+        ax.scatter(
+            bins["mean_prob"][filled], bins["observed"][filled], s=sizes, color=line.get_color()
+        )
+    ax.set(xlim=(0, 1), ylim=(0, 1), title="Exec reliability (marker size = samples in bin)")
     ax.set_xlabel("predicted Exec probability (bin mean)")
     ax.set_ylabel("fraction executable")
     ax.legend(fontsize=8)
