@@ -24,6 +24,7 @@ from typing import Any
 from data_builders.execution.values import ValueCodecError, decode_value, encode_value
 
 _PR_SET_PDEATHSIG = 1
+_ENCODER = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 try:
     _LIBC: Any = ctypes.CDLL(None, use_errno=True)  # loaded once in the worker, not per child
 except OSError:  # pragma: no cover - no dynamic libc
@@ -82,8 +83,8 @@ class Channel:
         self.fd = fd
 
     def send(self, message: dict[str, Any]) -> None:
-        message["c"] = _cpu()  # lets the worker spot a test stuck in C code early
-        data = (json.dumps(message, allow_nan=False) + "\n").encode()
+        message["c"] = _CLOCK["cpu"]  # lets the worker spot a test stuck in C code early
+        data = (_ENCODER.encode(message) + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self.fd, view) :]
@@ -102,6 +103,7 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> 
     resource.setrlimit(resource.RLIMIT_NOFILE, (job["nofile"], job["nofile"]))
     budget = math.ceil(_cpu() + (len(job["tests"]) + 1) * (job["timeout"] + 1) + 5)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget))
+    _CLOCK.update(soft=budget, hard=budget)
     if seccomp is None and os.geteuid() != 0:
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # ignored for root
     os.chdir(scratch)
@@ -128,19 +130,25 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+_CLOCK = {"cpu": 0.0, "soft": -1, "hard": resource.RLIM_INFINITY}
+"""This child's CPU clock: last reading, and the RLIMIT_CPU values it set (saves syscalls)."""
+
+
 def arm(timeout: float) -> float:
     """Start one test's CPU clock: SIGPROF for Python code, RLIMIT_CPU for C loops."""
     now = _cpu()
-    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    soft = min(hard, math.ceil(now + timeout) + 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    soft = min(_CLOCK["hard"], math.ceil(now + timeout) + 1)
+    if soft != _CLOCK["soft"]:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, _CLOCK["hard"]))
+        _CLOCK["soft"] = soft
     signal.setitimer(signal.ITIMER_PROF, timeout)
     return now
 
 
 def disarm(started: float) -> float:
     signal.setitimer(signal.ITIMER_PROF, 0)
-    return _cpu() - started
+    _CLOCK["cpu"] = _cpu()
+    return _CLOCK["cpu"] - started
 
 
 def classify(exc: BaseException, assertion: bool = False) -> tuple[str, str]:
@@ -252,7 +260,7 @@ def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
 def _attach_value(message: dict[str, Any], value: Any, limit: int) -> None:
     try:
         encoded = encode_value(value)
-        size = len(json.dumps(encoded, allow_nan=False)) if _maybe_large(encoded) else 0
+        size = len(_ENCODER.encode(encoded)) if _maybe_large(encoded) else 0
     except (ValueCodecError, RecursionError, ValueError, MemoryError) as exc:
         message.update(s="wrong_answer", d=f"return value cannot be sent: {exc}")
         return

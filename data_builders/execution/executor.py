@@ -19,6 +19,7 @@ import os
 import queue
 import sys
 import threading
+import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -111,6 +112,8 @@ class Executor:
         use_bwrap, use_seccomp = _plan_isolation(isolation)
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._workers: list[WorkerProcess] = []
+        # an Executor that is never closed still stops its workers at interpreter exit
+        self._finalizer = weakref.finalize(self, _stop_workers, self._workers)
         self._job_ids = iter(range(1 << 62))
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -152,9 +155,7 @@ class Executor:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-        for worker in self._workers:
-            worker.close()
-        self._workers = []
+        self._finalizer()
 
     # -- running --------------------------------------------------------------------------
     def _job(self, program: Program) -> dict[str, Any]:
@@ -227,6 +228,12 @@ class Executor:
             for future in window:
                 future.cancel()
             bar.close()
+
+
+def _stop_workers(workers: list[WorkerProcess]) -> None:
+    for worker in workers:
+        worker.close()
+    workers.clear()
 
 
 def _outcome(test: Any, message: dict[str, Any]) -> TestOutcome:
