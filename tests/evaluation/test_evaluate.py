@@ -137,6 +137,7 @@ def test_baselines_only_without_checkpoint_and_binary_label(
         (["data=MISSING_DIR"], "does not exist"),
         (["data=DATA", "split=dev"], "split 'dev' not found"),
         (["data=UNLABELLED"], "no execution labels"),
+        (["data=BAD_LABEL"], "pass_ratio 1.5 is not a number in"),
         (["data=DATA", "ckpt_path=MISSING_DIR"], "no such checkpoint folder"),
         (["data=DATA", "scores=EXTRA_IDS"], "not in the evaluated split"),
         (["data=DATA", "scores=MISSING_IDS"], "have no line"),
@@ -155,6 +156,9 @@ def test_bad_input_gives_one_line_error(
         "MISSING_DIR": str(tmp_path / "missing"),
         "DATA": str(dataset_dir),
         "UNLABELLED": str(write_rows(tmp_path / "unlabelled.jsonl", rows)),
+        "BAD_LABEL": str(
+            write_rows(tmp_path / "bad.jsonl", [{**fixture_rows()[0], "pass_ratio": 1.5}])
+        ),
         "EXTRA_IDS": str(write_rows(tmp_path / "extra.jsonl", [{"id": "nope", "M": 0.1}])),
         "MISSING_IDS": str(write_rows(tmp_path / "part.jsonl", [{"id": rows[0]["id"], "M": 0.1}])),
     }

@@ -88,6 +88,15 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _check_labels(path: Path, line: int, row: dict[str, Any]) -> None:
+    ratio = row["pass_ratio"]
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0.0 <= ratio <= 1.0:
+        raise EvaluationError(f"{path}:{line}: pass_ratio {ratio!r} is not a number in [0, 1]")
+    for name in ("executable", "passed"):
+        if not isinstance(row[name], bool):
+            raise EvaluationError(f"{path}:{line}: {name} {row[name]!r} is not true/false")
+
+
 def load_split(data: str | Path | None, split: str = "test", limit: int | None = None) -> EvalData:
     """Read and validate the split; ``limit`` keeps the first N rows (quick looks only).
 
@@ -106,6 +115,7 @@ def load_split(data: str | Path | None, split: str = "test", limit: int | None =
                     "evaluate a labelled split built by `python -m data_builders build` or label "
                     "it with `unice-label`"
                 )
+            _check_labels(path, line, row)
             rows.append(row)
             if limit is not None and len(rows) >= limit:
                 break
