@@ -210,14 +210,16 @@ class _Supervision:
         self._reset()
 
     def _reset(self) -> None:
+        """A new test starts now, with the child's CPU clock at ``cpu_at_start``."""
         self.test_started = time.monotonic()
         self.last_check = self.test_started
-        self.last_cpu: float | None = None
+        self.last_cpu = self.cpu_at_start
+        self.checked = False
         self.blocked = 0.0
 
     def next_wakeup(self) -> float:
         now = time.monotonic()
-        if self.last_cpu is None:
+        if not self.checked:  # a healthy test reports before this: no /proc reads at all
             return self.test_started + self.timeout - now
         return self.last_check + min(_CHECK_INTERVAL, self.timeout) - now
 
@@ -231,9 +233,10 @@ class _Supervision:
             # SIGPROF did not stop it: stuck in C code (or the handler was replaced)
             self.kill_reason = ("timeout", "CPU time limit exceeded (stopped by the worker)")
             return True
-        if self.last_cpu is not None and cpu - self.last_cpu < 0.1 * (now - self.last_check):
+        # mostly idle since the last look: blocked (sleep, wait), not just starved of CPU
+        if cpu - self.last_cpu < 0.1 * (now - self.last_check):
             self.blocked += now - self.last_check
-        self.last_cpu, self.last_check = cpu, now
+        self.last_cpu, self.last_check, self.checked = cpu, now, True
         if self.blocked >= self.timeout or now - self.test_started >= self.backstop:
             self.kill_reason = (
                 "timeout",
@@ -254,8 +257,8 @@ class _Supervision:
         except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
             self.protocol_error = "malformed result line"
             return False
-        self._reset()
         self.cpu_at_start = cpu
+        self._reset()
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True
