@@ -88,48 +88,66 @@ def score(
     config = model.config
     encoder = InputEncoder.from_config(_tokenizer_of(model), config)
     formats = [fmt for fmt in FORMATS if fmt in config.formats]
-    was_training = model.training
-    model.eval()
-    rows = [empty_row() for _ in range(n)]
-    starts = range(0, n, batch_size)
+    _check_usable(formats, references, nls)
+    # longest first, so each batch pads to similar lengths; rows are put back in input order
+    order = sorted(range(n), key=lambda i: -_chars(generated[i], references[i], nls[i]))
+    batches = [order[i : i + batch_size] for i in range(0, n, batch_size)]
     if progress:
         from tqdm.auto import tqdm
 
-        starts = tqdm(starts, desc="unice-score", unit="batch", total=-(-n // batch_size))
+        batches = tqdm(batches, desc="unice-score", unit="batch")
+    was_training = model.training
+    model.eval()
+    rows = [empty_row() for _ in range(n)]
     try:
-        for start in starts:
-            stop = min(start + batch_size, n)
-            _score_batch(model, encoder, formats, generated, references, nls, start, stop, rows)
+        for indices in batches:
+            _score_batch(model, encoder, formats, indices, (generated, references, nls), rows)
     finally:
         model.train(was_training)
-    for index, row in enumerate(rows):
-        _combine(row, index)
+    for row in rows:
+        _combine(row)
     return rows
 
 
-def _score_batch(model, encoder, formats, generated, references, nls, start, stop, rows) -> None:
+def _chars(*texts: str | None) -> int:
+    return sum(len(text or "") for text in texts)
+
+
+def _check_usable(formats: list[str], references: list, nls: list) -> None:
+    """Fail before any compute when a sample has no format this model scores."""
+    for index, (ref, nl) in enumerate(zip(references, nls, strict=True)):
+        has_ref, has_nl = bool(ref and ref.strip()), bool(nl and nl.strip())
+        usable = (
+            ("ref" in formats and has_ref)
+            or ("nl" in formats and has_nl)
+            or ("ref_nl" in formats and has_ref and has_nl)
+        )
+        if not usable:
+            raise ScoringInputError(
+                f"sample {index} has no usable format: this model scores {', '.join(formats)}; "
+                "give it a reference and/or an NL description"
+            )
+
+
+def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
+    """Score samples ``indices`` in every format they have; fill their ``rows`` in place."""
     device = next(model.parameters()).device
-    encoded = encoder.encode_formats(
-        generated[start:stop], references[start:stop], nls[start:stop], formats
-    )
-    for fmt, (index, batch) in encoded.items():
+    generated, references, nls = ([column[i] for i in indices] for column in texts)
+    encoded = encoder.encode_formats(generated, references, nls, formats)
+    for fmt, (positions, batch) in encoded.items():
         tensors = {key: torch.tensor(value, device=device) for key, value in batch.items()}
         probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
-        for row_index, prob in zip(index, probs, strict=True):
-            row = rows[start + row_index]
+        for position, prob in zip(positions, probs, strict=True):
+            row = rows[indices[position]]
             row[f"codescore{_KEY_SUFFIX[fmt]}"] = float(prob[0])
             row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = float(prob[1])
 
 
-def _combine(row: dict[str, float | None], index: int) -> None:
-    scores = [
-        row[f"codescore{s}"] for s in _KEY_SUFFIX.values() if row[f"codescore{s}"] is not None
-    ]
-    execs = [row[f"exec_prob{s}"] for s in _KEY_SUFFIX.values() if row[f"exec_prob{s}"] is not None]
-    if not scores:
-        raise ScoringInputError(
-            f"sample {index} has no usable format: give it a reference or an NL description "
-            "(this model scores g+r, g+n and g+r+n)"
-        )
+def _combine(row: dict[str, float | None]) -> None:
+    """The combined prediction: mean over the formats the sample was scored in."""
+    scores = [row[f"codescore{s}"] for s in _KEY_SUFFIX.values()]
+    execs = [row[f"exec_prob{s}"] for s in _KEY_SUFFIX.values()]
+    scores = [value for value in scores if value is not None]
+    execs = [value for value in execs if value is not None]
     row["codescore"] = sum(scores) / len(scores)
     row["exec_prob"] = sum(execs) / len(execs)

@@ -102,6 +102,18 @@ def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_d
     assert (Path(metrics["best_checkpoint"]) / "model.safetensors").is_file()
 
 
+def test_wandb_logger_runs_without_network(tiny_backbone, fixture_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    overrides = tiny_overrides(
+        tiny_backbone, fixture_data, tmp_path / "out", **{"trainer.max_steps": 2}
+    )
+    metrics = train(compose(["+experiment=demo", *overrides, "logger=wandb"]))
+    assert metrics["global_step"] == 2
+    assert list((tmp_path / "wandb").glob("offline-run-*"))
+
+
 def test_missing_dataset_names_the_build_command(tiny_backbone, tmp_path):
     overrides = tiny_overrides(tiny_backbone, tmp_path / "no-data", tmp_path / "out")
     with pytest.raises(DatasetMissingError) as info:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
+from tqdm.auto import tqdm
 
 from unice.data.dataset import Collator, Sample
 from unice.metrics import regression_metrics
@@ -15,7 +16,12 @@ from unice.modeling.configuration import FORMATS
 
 @torch.inference_mode()
 def predict(
-    model, samples: Sequence[Sample], collator: Collator, batch_size: int, device
+    model,
+    samples: Sequence[Sample],
+    collator: Collator,
+    batch_size: int,
+    device,
+    progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Probabilities per sample: ``codescore``/``exec_prob`` (mean over formats) and per format.
 
@@ -28,7 +34,7 @@ def predict(
     per_format = {fmt: np.full((n, 2), np.nan) for fmt in FORMATS}
     loader = DataLoader(list(samples), batch_size=batch_size, collate_fn=collator)
     offset = 0
-    for batch in loader:
+    for batch in tqdm(loader, desc="dev", unit="batch", disable=not progress, leave=False):
         inputs = {
             k: v.to(device)
             for k, v in batch.items()

@@ -298,7 +298,12 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
 def _evaluate(run: _Run) -> dict[str, float]:
     model = run.accelerator.unwrap_model(run.model)
     predictions = predict(
-        model, run.dev_samples, run.collator, run.settings.eval_batch_size, run.accelerator.device
+        model,
+        run.dev_samples,
+        run.collator,
+        run.settings.eval_batch_size,
+        run.accelerator.device,
+        progress=run.settings.progress,
     )
     return dev_metrics(predictions, run.dev_samples)
 
