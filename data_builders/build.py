@@ -45,6 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--cache-dir", type=Path, help="extended-test cache (default ~/.cache/unice/extension)"
     )
+    parser.add_argument(
+        "--chunk-size",
+        type=int,
+        default=256,
+        metavar="N",
+        help="candidates labelled per batch; finished rows reach disk after each batch",
+    )
     parser.set_defaults(func=run)
 
 
@@ -61,6 +68,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError(
             f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
         )
+    if args.chunk_size < 1:
+        raise UserError("--chunk-size must be >= 1")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be >= 1")
     if args.samples and not args.samples.is_file():
@@ -95,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         num_shards=args.num_shards,
         shard_index=args.shard_index,
         cache_dir=args.cache_dir,
+        chunk_size=args.chunk_size,
     )
     summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"

@@ -33,8 +33,6 @@ from data_builders.extension.suite import SuiteCache
 from data_builders.jsonl import atomic_writer
 from data_builders.problems.base import Problem
 
-LABEL_CHUNK = 256  # candidates per executor.map call: rows reach disk at least this often
-
 
 @dataclass
 class BuildRequest:
@@ -55,6 +53,7 @@ class BuildRequest:
     num_shards: int = 1
     shard_index: int = 0
     cache_dir: Path | None = None
+    chunk_size: int = 256  # candidates labelled per batch (rows reach disk after each)
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
@@ -132,8 +131,7 @@ def _candidates(
     selected = {spec.task_id for spec in specs}
     from_samples = read_samples(request.samples, prompts, selected) if request.samples else {}
     for spec in specs:
-        for candidate in from_samples.get(spec.task_id, []):
-            yield candidate
+        yield from from_samples.get(spec.task_id, [])
         if request.mutants:
             reference = spec.references[0]
             yield from make_mutants(
@@ -269,7 +267,7 @@ def _label_all(request, specs, prompts, by_id, suites, store, executor) -> None:
         if candidate.id in done:
             continue
         pending.append(candidate)
-        if len(pending) >= LABEL_CHUNK:
+        if len(pending) >= request.chunk_size:
             _flush(pending, by_id, suites, store, executor, request)
     _flush(pending, by_id, suites, store, executor, request)
 

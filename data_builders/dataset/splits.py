@@ -12,12 +12,27 @@ from collections.abc import Sequence
 SPLITS = ("train", "dev", "test")
 
 
+def split_counts(n: int, ratios: Sequence[float]) -> list[int]:
+    """Tasks per split: largest-remainder rounding of ``n * ratio``, and at least one task
+    for every non-zero ratio when there are enough tasks."""
+    total = sum(ratios)
+    exact = [n * r / total for r in ratios]
+    counts = [int(x) for x in exact]
+    by_remainder = sorted(range(len(ratios)), key=lambda i: (counts[i] - exact[i], i))
+    for i in by_remainder[: n - sum(counts)]:
+        counts[i] += 1
+    for i, ratio in enumerate(ratios):
+        if ratio > 0 and counts[i] == 0 and max(counts) > 1:
+            counts[counts.index(max(counts))] -= 1
+            counts[i] += 1
+    return counts
+
+
 def assign_splits(task_ids: Sequence[str], ratios: Sequence[float], seed: int) -> dict[str, str]:
     """task_id -> split name.
 
     Tasks are shuffled with ``random.Random(seed)`` from their dataset order, then cut by
-    ``ratios`` (normalised). Counts are rounded down for train and dev, the rest go to test,
-    and a non-zero ratio always gets at least one task when there are enough tasks.
+    :func:`split_counts`.
 
     Args:
         task_ids: every task of the dataset, in dataset order (not only this shard's).
@@ -26,18 +41,6 @@ def assign_splits(task_ids: Sequence[str], ratios: Sequence[float], seed: int) -
     """
     order = list(task_ids)
     random.Random(seed).shuffle(order)
-    total = sum(ratios)
-    n = len(order)
-    counts = [int(n * r / total) for r in ratios[:2]]
-    for i in range(2):
-        if ratios[i] > 0 and counts[i] == 0 and n - sum(counts) > 1:
-            counts[i] = 1
-    if ratios[2] == 0:  # no test split: whatever rounding left goes to train
-        counts[0] = n - counts[1]
-    bounds = [counts[0], counts[0] + counts[1]]
-    out = {}
-    for position, task_id in enumerate(order):
-        out[task_id] = (
-            SPLITS[0] if position < bounds[0] else SPLITS[1] if position < bounds[1] else SPLITS[2]
-        )
-    return out
+    counts = split_counts(len(order), ratios)
+    names = [name for name, count in zip(SPLITS, counts, strict=True) for _ in range(count)]
+    return dict(zip(order, names, strict=True))

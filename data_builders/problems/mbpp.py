@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,12 @@ def _entry_point(code: str, tests: list[str], where: str) -> str:
         defined = {n.name for n in ast.walk(ast.parse(code)) if isinstance(n, ast.FunctionDef)}
         for test in tests:
             for node in ast.walk(ast.parse(test)):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                    if node.func.id in defined:
-                        return node.func.id
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id in defined
+                ):
+                    return node.func.id
     except SyntaxError as exc:
         raise UserError(f"{where}: code or tests do not parse ({exc.msg})") from None
     raise UserError(f"{where}: no function of the reference code is called by its tests")
@@ -102,10 +106,23 @@ def from_humaneval_record(record: dict[str, Any], where: str) -> Problem:
         task_id=record["task_id"],
         prompt=prompt,
         nl=_docstring(prompt, record["entry_point"].strip()),
-        reference=prompt + solution,
+        reference=_join(prompt, solution),
         entry_point=record["entry_point"].strip(),
         test=record["test"],
     )
+
+
+def _join(prompt: str, solution: str) -> str:
+    """``prompt + solution``, re-indented to the prompt's 4 spaces when the solution body
+    uses another indentation (the HumanEval-shaped MBPP file has 2-space bodies under a
+    4-space docstring, which would not even compile)."""
+    program = prompt + solution
+    try:
+        compile(program, "<reference>", "exec")  # syntax check only; nothing is run
+        return program
+    except SyntaxError:
+        body = textwrap.indent(textwrap.dedent(solution), "    ")
+        return prompt + body
 
 
 def _docstring(prompt: str, entry_point: str) -> str:

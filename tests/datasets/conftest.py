@@ -114,7 +114,7 @@ def apps_jsonl(tmp_path: Path) -> Path:
     return write_apps_jsonl(tmp_path / "train.jsonl")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def samples_writer():  # noqa: ANN201 - returns the helper function
     """``samples_writer(path, problems, task_ids, per_task)`` -> path (see write_samples)."""
     return write_samples

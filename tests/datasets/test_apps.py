@@ -53,7 +53,7 @@ def test_build_apps(tmp_path: Path, layout: str, apps_folder: Path, apps_jsonl: 
     rows = [
         json.loads(line)
         for split in ("train", "dev", "test")
-        for line in open(out / f"{split}.jsonl")
+        for line in (out / f"{split}.jsonl").read_text().splitlines()
     ]
     assert len(rows) == 6 and all(r["source"].startswith("mutant:") for r in rows)
     assert {r["n_tests"] for r in rows} == {t["extended"] for t in counts.values()}

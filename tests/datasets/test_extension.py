@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.dataset.config import ExtensionConfig
-from data_builders.dataset.labels import candidate_programs
-from data_builders.dataset.config import TimeoutConfig
-from data_builders.dataset.tasks import check_references, make_spec
 from data_builders.candidates.base import Candidate
+from data_builders.dataset.config import ExtensionConfig, TimeoutConfig
+from data_builders.dataset.labels import candidate_programs
+from data_builders.dataset.tasks import check_references, make_spec
 from data_builders.extension.extend import ExtensionTask, extend_tasks
 from data_builders.extension.suite import SuiteCache
 

@@ -1,0 +1,173 @@
+"""The build command end to end: schema, splits, stats/card, resume after a kill, shards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from data_builders.__main__ import main
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = ["HumanEval/0", "HumanEval/4", "HumanEval/7"]
+MAX_PROBLEMS = 8
+FIELDS = {
+    "id",
+    "task_id",
+    "nl",
+    "reference",
+    "generated",
+    "pass_ratio",
+    "executable",
+    "passed",
+    "base_passed",
+    "n_tests",
+    "source",
+    "n_base_tests",
+    "status_counts",
+}
+OUTPUTS = ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json", "README.md")
+
+
+def _argv(out: Path, samples: Path, cache: Path, *extra: str) -> list[str]:
+    return [
+        "build",
+        "humaneval",
+        "--out",
+        str(out),
+        "--samples",
+        str(samples),
+        "--mutants",
+        "3",
+        "--max-problems",
+        str(MAX_PROBLEMS),
+        "--cache-dir",
+        str(cache),
+        "--workers",
+        "2",
+        "--split-ratios",
+        "0.5,0.25,0.25",
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def samples(
+    tmp_path_factory: pytest.TempPathFactory, humaneval_problems: dict, samples_writer
+) -> Path:
+    path = tmp_path_factory.mktemp("samples") / "samples.jsonl"
+    return samples_writer(path, humaneval_problems, TASKS, 6)
+
+
+@pytest.fixture(scope="module")
+def clean_build(tmp_path_factory: pytest.TempPathFactory, samples: Path) -> tuple[Path, Path]:
+    out = tmp_path_factory.mktemp("clean") / "he"
+    cache = tmp_path_factory.mktemp("cache")
+    assert main(_argv(out, samples, cache)) == 0
+    return out, cache
+
+
+def _rows(out: Path) -> dict[str, list[dict]]:
+    return {
+        split: [json.loads(line) for line in (out / f"{split}.jsonl").read_text().splitlines()]
+        for split in ("train", "dev", "test")
+    }
+
+
+def test_rows_schema_splits_and_stats(clean_build: tuple[Path, Path], samples: Path) -> None:
+    out, _ = clean_build
+    rows = _rows(out)
+    every = [r for split in rows.values() for r in split]
+    assert {len(r) for r in every} == {len(FIELDS)} and set(every[0]) == FIELDS
+    assert len({r["id"] for r in every}) == len(every)
+    per_split_tasks = [{r["task_id"] for r in split} for split in rows.values()]
+    for i, a in enumerate(per_split_tasks):  # splits are disjoint by problem
+        for b in per_split_tasks[i + 1 :]:
+            assert not a & b
+    samples_rows = [r for r in every if r["source"] == "samples:samples.jsonl"]
+    assert len(samples_rows) == len(TASKS) * 6
+    canonical = [r for r in samples_rows if r["id"].endswith("::samples::0")]
+    assert all(r["passed"] and r["pass_ratio"] == 1.0 and r["base_passed"] for r in canonical)
+    empty = [r for r in samples_rows if r["id"].endswith("::samples::1")]  # body `pass`
+    assert all(not r["passed"] and r["executable"] for r in empty)
+    assert any(r["source"].startswith("mutant:") for r in every)
+    for r in every:
+        assert 0.0 <= r["pass_ratio"] <= 1.0 and r["n_tests"] >= 50 + r["n_base_tests"]
+        assert r["generated"] and r["reference"] and r["nl"]
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["overall"]["samples"] == len(every)
+    assert sum(s["tasks"] for s in stats["splits"].values()) == MAX_PROBLEMS
+    assert stats["split_ratios"] == [0.5, 0.25, 0.25]
+    assert len(stats["tests_per_task"]) == MAX_PROBLEMS
+    card = (out / "README.md").read_text()
+    assert "| split | tasks | samples |" in card and "AvgPassRatio" in card
+    assert (out / "pass_ratio.png").stat().st_size > 1000
+
+
+def test_rerun_is_a_no_op_and_other_settings_are_refused(
+    clean_build, samples: Path, capsys
+) -> None:
+    out, cache = clean_build
+    before = {name: (out / name).read_bytes() for name in OUTPUTS}
+    assert main(_argv(out, samples, cache)) == 0
+    assert {name: (out / name).read_bytes() for name in OUTPUTS} == before
+    assert main(_argv(out, samples, cache, "--seed", "5")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "config_fingerprint" in err[-1]
+
+
+def test_kill_and_resume_equals_uninterrupted(clean_build, samples: Path, tmp_path: Path) -> None:
+    clean, cache = clean_build
+    out = tmp_path / "he"
+    cmd = [sys.executable, "-m", "data_builders", *_argv(out, samples, cache, "--chunk-size", "4")]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO,
+        env=env,
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    rows_file = out / ".progress" / "rows.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rows_file.is_file() and rows_file.read_bytes().count(b"\n") >= 12:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "build finished before it could be killed; make it longer"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = rows_file.read_bytes().count(b"\n")
+    assert 12 <= written < MAX_PROBLEMS * 3 + len(TASKS) * 6
+    assert not (out / "train.jsonl").exists()
+    with open(rows_file, "ab") as handle:  # a kill mid-write leaves a torn line
+        handle.write(b'{"id": "HumanEval/0::samp')
+    resumed = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json"):
+        assert (out / name).read_bytes() == (clean / name).read_bytes(), name
+
+
+def test_shards_merge_into_the_single_machine_build(
+    clean_build, samples: Path, tmp_path: Path
+) -> None:
+    clean, cache = clean_build
+    shards = []
+    for index in range(2):
+        shard = tmp_path / f"shard{index}"
+        extra = ("--num-shards", "2", "--shard-index", str(index))
+        assert main(_argv(shard, samples, cache, *extra)) == 0
+        assert not (shard / "train.jsonl").exists()
+        shards.append(str(shard))
+    merged = tmp_path / "merged"
+    assert main(["merge", *shards[:1], "--out", str(merged)]) == 2  # a shard is missing
+    assert main(["merge", *shards, "--out", str(merged)]) == 0
+    for name in OUTPUTS:
+        assert (merged / name).read_bytes() == (clean / name).read_bytes(), name
