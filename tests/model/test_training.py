@@ -102,6 +102,25 @@ def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_d
     assert (Path(metrics["best_checkpoint"]) / "model.safetensors").is_file()
 
 
+def test_fine_tunes_from_a_trained_checkpoint(tiny_checkpoint, fixture_data, tmp_path):
+    overrides = tiny_overrides(
+        tiny_checkpoint, fixture_data, tmp_path, **{"trainer.max_steps": 2, "model.dropout": 0.0}
+    )
+    metrics = train(compose(["+experiment=mbpp", *overrides]))
+    tuned = unice.load_model(metrics["best_checkpoint"], device="cpu")
+    start = unice.load_model(tiny_checkpoint, device="cpu")
+    assert tuned.config.hidden_sizes == start.config.hidden_sizes and tuned.config.dropout == 0.0
+    changed = [
+        name
+        for (name, a), (_, b) in zip(
+            tuned.named_parameters(), start.named_parameters(), strict=True
+        )
+        if not torch.equal(a, b)
+    ]
+    assert any(name.startswith("head.") for name in changed)
+    assert any(name.startswith("encoder.") for name in changed)
+
+
 def test_wandb_logger_runs_without_network(tiny_backbone, fixture_data, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))

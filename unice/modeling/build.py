@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import torch
 from transformers import AutoConfig, AutoModel, AutoTokenizer
 
 from unice.backbones import resolve_backbone
@@ -30,6 +33,8 @@ def build_model(
         ``(model, tokenizer)``; ``model.tokenizer`` is set too.
     """
     path = resolve_backbone(backbone)
+    if is_unice_checkpoint(path):
+        return _continue_from_checkpoint(path, config)
     encoder_config = AutoConfig.from_pretrained(path)
     for key, value in (encoder_overrides or {}).items():
         setattr(encoder_config, key, value)
@@ -56,6 +61,37 @@ def build_model(
         model.config.encoder.vocab_size = len(tokenizer)
     model.tokenizer = tokenizer
     return model, tokenizer
+
+
+def is_unice_checkpoint(path: str) -> bool:
+    """Whether ``path`` is a folder holding a trained UniCE checkpoint (to fine-tune further)."""
+    config_file = Path(path) / "config.json"
+    if not config_file.is_file():
+        return False
+    try:
+        return json.loads(config_file.read_text(encoding="utf-8")).get("model_type") == "unice"
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _continue_from_checkpoint(path: str, config: dict[str, Any]) -> tuple[UniCEModel, Any]:
+    """Fine-tune a trained UniCE model (e.g. APPS-Eval -> MBPP-Eval, as in the paper).
+
+    The architecture (backbone, head sizes, layout, formats) is the checkpoint's; only the
+    regularisation and loss settings given in ``config`` are taken over.
+    """
+    from unice.loading import load_model
+
+    model = load_model(path, device="cpu")
+    for key in ("dropout", "layer_dropout", "loss_weights"):
+        if key in config and config[key] is not None:
+            setattr(model.config, key, config[key])
+    model.layerwise.layer_dropout = model.config.layer_dropout
+    for module in model.head.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = float(model.config.dropout)
+    model.train()
+    return model, model.tokenizer
 
 
 def _position_limit(encoder_config) -> int | None:
