@@ -166,6 +166,8 @@ class WorkerProcess:
         """Send a job; yield per-test messages in order. A worker that dies (or stays silent
         for ``patience`` seconds) is replaced and the job resumes after the test it was on."""
         total, next_index = len(job["tests"]), job.get("start", 0)
+        if self.proc is None or self.proc.poll() is not None:
+            self.restart()  # died while idle (killed from outside): not this program's doing
         while next_index < total:
             try:
                 self._write({**job, "start": next_index})

@@ -127,3 +127,16 @@ def test_truthy_falsy_and_identity_comparisons_run_in_the_host(executor: Executo
     assert [o.status == "pass" for o in result.outcomes] == [
         True, False, True, False, False, True, True, False,
     ]  # fmt: skip
+
+
+def test_a_worker_killed_from_outside_is_replaced() -> None:
+    import os
+    import signal
+
+    with Executor(workers=1, limits=ExecutionLimits(timeout=1.0)) as ex:
+        program = Program("def f():\n    return 1\n", [CallTest([], 1)], entry_point="f")
+        assert ex.run(program).passed
+        (worker,) = ex._workers
+        os.kill(worker.proc.pid, signal.SIGKILL)
+        worker.proc.wait()
+        assert ex.run(program).passed  # respawned; the innocent program is not blamed
