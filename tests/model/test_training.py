@@ -121,6 +121,26 @@ def test_fine_tunes_from_a_trained_checkpoint(tiny_checkpoint, fixture_data, tmp
     assert any(name.startswith("encoder.") for name in changed)
 
 
+def test_frozen_encoder_epoch_and_gradient_accumulation(tiny_backbone, fixture_data, tmp_path):
+    extra = {
+        "trainer.frozen_epochs": 1,
+        "trainer.epochs": 1,
+        "trainer.grad_accum": 2,
+        "trainer.warmup_ratio": 0.0,
+        "trainer.scheduler": "constant",
+    }
+    metrics = train(compose(tiny_overrides(tiny_backbone, fixture_data, tmp_path, **extra)))
+    assert metrics["global_step"] == 3  # 48 samples / batch 8 = 6 batches, 2 per step
+    tuned = unice.load_model(metrics["best_checkpoint"], device="cpu")
+    start = load_file(tiny_backbone / "model.safetensors")
+    encoder = dict(tuned.encoder.named_parameters())
+    compared = [name for name in start if name in encoder]
+    assert len(compared) == len(encoder)  # every encoder weight checked
+    for name in compared:
+        assert torch.equal(encoder[name], start[name]), name
+    assert tuned.layerwise.scalars.abs().sum() > 0  # the head side did train
+
+
 def test_wandb_logger_runs_without_network(tiny_backbone, fixture_data, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
