@@ -20,6 +20,7 @@ from data_builders.candidates.base import Candidate
 from data_builders.errors import UserError
 
 STOP = re.compile(r"\n(?=\S)")  # a line that starts at column 0 ends the function
+SCRIPT_STOP = re.compile(r"\n(?=QUESTION:|ANSWER:|-{5})")  # APPS: the next problem begins
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,13 @@ class SamplingSettings:
     max_new_tokens: int = 384
     batch_size: int = 8
     seed: int = 0
+    whole_program: bool = False  # APPS: the completion is the whole program, not a body
 
 
-def truncate_completion(text: str) -> str:
-    """The completion up to (not including) the first line that starts at column 0."""
-    match = STOP.search(text)
+def truncate_completion(text: str, whole_program: bool = False) -> str:
+    """The completion up to (not including) the first line that starts at column 0 — or,
+    for whole programs (APPS), up to a line that starts another problem."""
+    match = (SCRIPT_STOP if whole_program else STOP).search(text)
     return text[: match.start() + 1] if match else text
 
 
@@ -88,6 +91,10 @@ def generate_candidates(
     source = f"generate:{Path(model_name).name or model_name}"
     for task_id, prompt in tasks:
         encoded = tokenizer(prompt, return_tensors="pt").to(device)
+        limit = getattr(model.config, "max_position_embeddings", None)
+        if limit and encoded["input_ids"].shape[1] + settings.max_new_tokens > limit:
+            keep = max(1, limit - settings.max_new_tokens)  # keep the end of a long prompt
+            encoded = {k: v[:, -keep:] for k, v in encoded.items()}
         index = 0
         for chunk, start in enumerate(range(0, settings.n, settings.batch_size)):
             count = min(settings.batch_size, settings.n - start)
@@ -105,6 +112,7 @@ def generate_candidates(
                 )
             new_tokens = output[:, encoded["input_ids"].shape[1] :]
             for text in tokenizer.batch_decode(new_tokens, skip_special_tokens=True):
-                program = prompt + truncate_completion(text)
+                completion = truncate_completion(text, settings.whole_program)
+                program = completion if settings.whole_program else prompt + completion
                 yield Candidate(task_id, program, source, "generate", index)
                 index += 1

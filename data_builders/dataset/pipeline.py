@@ -157,6 +157,7 @@ def _generated(
         max_new_tokens=request.config.generation.max_new_tokens,
         batch_size=request.config.generation.batch_size,
         seed=request.config.seed,
+        whole_program=request.dataset == "apps",
     )
     todo = [
         (spec.task_id, spec.problem.prompt)

@@ -120,6 +120,33 @@ def samples_writer():  # noqa: ANN201 - returns the helper function
     return write_samples
 
 
+def _tiny_model(folder: Path) -> Path:
+    """A randomly initialised 1-layer GPT-2 with a byte-level BPE trained here (no hub)."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    torch.manual_seed(0)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = ["def f(x):\n    return x + 1\n", "def g():\n    return [1, 2]\n"] * 20
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"])
+    tok.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
+    config = GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=32, n_layer=1, n_head=2)
+    model = GPT2LMHeadModel(config)
+    model.generation_config.eos_token_id = fast.eos_token_id
+    fast.save_pretrained(folder)
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny_model(tmp_path_factory.mktemp("models") / "tiny-gpt")
+
+
 @pytest.fixture(scope="session")
 def executor() -> Iterator[Executor]:
     """One executor for the in-process tests (workers start once)."""

@@ -171,3 +171,23 @@ def test_shards_merge_into_the_single_machine_build(
     assert main(["merge", *shards, "--out", str(merged)]) == 0
     for name in OUTPUTS:
         assert (merged / name).read_bytes() == (clean / name).read_bytes(), name
+
+
+def test_generate_candidates_in_a_build_and_resume_without_the_model(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    model = tmp_path / "tiny-gpt"
+    shutil.copytree(tiny_model, model)
+    out = tmp_path / "gen"
+    argv = ["build", "humaneval", "--out", str(out), "--generate", str(model), "--n", "2"]
+    argv += ["--max-problems", "2", "--cache-dir", str(tmp_path / "c"), "--split-ratios", "1,0,1"]
+    assert main(argv) == 0
+    rows = [r for split in _rows(out).values() for r in split]
+    assert sorted(r["id"] for r in rows) == [
+        f"HumanEval/{t}::generate::{i}" for t in (0, 1) for i in (0, 1)
+    ]
+    assert {r["source"] for r in rows} == {"generate:tiny-gpt"}
+    shutil.rmtree(model)  # everything is labelled: a rerun must not need the model again
+    assert main(argv) == 0

@@ -54,30 +54,8 @@ def test_bad_samples_name_file_and_line(tmp_path: Path, line: str, message: str)
     assert message in str(excinfo.value) and "\n" not in str(excinfo.value)
 
 
-def _tiny_model(folder: Path) -> Path:
-    """A randomly initialised 1-layer GPT-2 with a byte-level BPE trained here (no hub)."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    torch.manual_seed(0)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    corpus = ["def f(x):\n    return x + 1\n", "def g():\n    return [1, 2]\n"] * 20
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"])
-    tok.train_from_iterator(corpus, trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>")
-    config = GPT2Config(vocab_size=len(fast), n_positions=128, n_embd=32, n_layer=1, n_head=2)
-    model = GPT2LMHeadModel(config)
-    model.generation_config.eos_token_id = fast.eos_token_id
-    fast.save_pretrained(folder)
-    model.save_pretrained(folder)
-    return folder
-
-
-def test_generate_with_tiny_local_model(tmp_path: Path) -> None:
-    model = _tiny_model(tmp_path / "tiny-gpt")
+def test_generate_with_tiny_local_model(tiny_model: Path) -> None:
+    model = tiny_model
     settings = SamplingSettings(
         n=3, temperature=1.0, top_p=0.95, max_new_tokens=12, batch_size=2, seed=5
     )
@@ -99,3 +77,5 @@ def test_generate_offline_hub_name_fails_at_once(monkeypatch: pytest.MonkeyPatch
 def test_truncate_completion_stops_at_top_level_code() -> None:
     assert truncate_completion("    return 1\n\ndef h():\n    pass\n") == "    return 1\n\n"
     assert truncate_completion("    return 1\n") == "    return 1\n"
+    script = "n = int(input())\nprint(n)\nQUESTION:\nnext"
+    assert truncate_completion(script, whole_program=True) == "n = int(input())\nprint(n)\n"
