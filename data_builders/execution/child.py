@@ -286,9 +286,10 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
         channel.send({"k": -1, "s": "compile_error", "d": _describe(exc)})
         return
     channel.send({"k": -1, "s": "ok", "d": ""})
+    files = StdioFiles()
     limit = sys.getrecursionlimit()
     for index in range(start, len(tests)):
-        prepare_stdio(tests[index]["stdin"])
+        files.prepare(tests[index]["stdin"])
         sys.setrecursionlimit(limit)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
         status, detail, _, used = run_guarded(
@@ -299,8 +300,45 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
                 sys.stdout.flush()
         message = {"k": index, "s": status, "t": used, "d": detail}
         if status == "ok":
-            message["o"] = read_stdout(job["max_output"])
+            message["o"] = files.stdout(job["max_output"])
         channel.send(message)
+
+
+class StdioFiles:
+    """Real files behind fds 0/1/2, opened once per child and reset per test.
+
+    Keeping our own descriptors (and pointing 0/1/2 at them with ``dup2`` before each test)
+    costs a handful of syscalls per test and survives a program that closes or replaces
+    its standard streams. The files live in the scratch dir (tmpfs), so the worker can still
+    read ``stdout`` when a program ends its process with ``os._exit(0)``.
+    """
+
+    def __init__(self) -> None:
+        flags = os.O_CREAT | os.O_TRUNC
+        self.stdin = os.open("stdin", os.O_RDWR | flags, 0o600)
+        self.out = os.open("stdout", os.O_WRONLY | os.O_APPEND | flags, 0o600)
+        self.err = os.open("stderr", os.O_WRONLY | os.O_APPEND | flags, 0o600)
+        self.out_reader = os.open("stdout", os.O_RDONLY)
+
+    def prepare(self, stdin_text: str) -> None:
+        data = stdin_text.encode("utf-8")
+        os.ftruncate(self.stdin, 0)
+        written = 0
+        while written < len(data):
+            written += os.pwrite(self.stdin, data[written:], written)
+        os.lseek(self.stdin, 0, os.SEEK_SET)  # fd 0 will share this offset
+        os.dup2(self.stdin, 0)
+        os.ftruncate(self.out, 0)
+        os.ftruncate(self.err, 0)
+        os.dup2(self.out, 1)
+        os.dup2(self.err, 2)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+
+    def stdout(self, limit: int) -> str:
+        """This test's stdout (at most ``limit`` bytes, invalid UTF-8 replaced)."""
+        return os.pread(self.out_reader, limit, 0).decode("utf-8", errors="replace")
 
 
 def _exec_main(code: Any, namespace: dict[str, Any]) -> None:
@@ -320,23 +358,6 @@ def _join_threads(threading: Any) -> None:
     for thread in threading.enumerate():
         if thread is not main and not thread.daemon:
             thread.join()
-
-
-def prepare_stdio(stdin_text: str) -> None:
-    """Fresh real descriptors for one test: stdin from a file, empty stdout/stderr files."""
-    fd = os.open("stdin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    data = memoryview(stdin_text.encode("utf-8"))
-    while data:
-        data = data[os.write(fd, data) :]
-    os.close(fd)
-    fd = os.open("stdin", os.O_RDONLY)
-    os.dup2(fd, 0)
-    os.close(fd)
-    _redirect(1, "stdout")  # O_TRUNC: each test starts with empty files
-    _redirect(2, "stderr")
-    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
 
 
 def read_stdout(limit: int, path: str = "stdout") -> str:

@@ -70,6 +70,13 @@ def _launcher() -> _Launcher:
         return _LAUNCHER
 
 
+def scratch_parent() -> str | None:
+    """Where rlimits-mode scratch dirs go: /dev/shm (tmpfs) when usable, since truncating
+    files on a disk filesystem costs ~0.7 ms each here; else the default temp dir."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 def _environment(scratch: str) -> dict[str, str]:
     """A small, explicit environment: fixed hash seed (set iteration order is reproducible),
     one BLAS/OpenMP thread (thread buffers break ``import numpy`` under RLIMIT_AS)."""
@@ -108,7 +115,7 @@ class WorkerProcess:
         if self.use_bwrap:
             scratch, self.host_scratch = "/tmp/unice-scratch", None
         else:
-            self.host_scratch = tempfile.mkdtemp(prefix="unice-exec-")
+            self.host_scratch = tempfile.mkdtemp(prefix="unice-exec-", dir=scratch_parent())
             scratch = self.host_scratch
         command = [sys.executable, "-s", "-m", "data_builders.execution.worker"]
         if self.use_bwrap:
