@@ -295,9 +295,6 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
         status, detail, _, used = run_guarded(
             functools.partial(_exec_main, code, namespace), timeout
         )
-        if status == "ok":
-            with contextlib.suppress(OSError, ValueError):
-                sys.stdout.flush()
         message = {"k": index, "s": status, "t": used, "d": detail}
         if status == "ok":
             message["o"] = files.stdout(job["max_output"])
@@ -307,37 +304,64 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
 class StdioFiles:
     """Real files behind fds 0/1/2, opened once per child and reset per test.
 
-    Keeping our own descriptors (and pointing 0/1/2 at them with ``dup2`` before each test)
-    costs a handful of syscalls per test and survives a program that closes or replaces
-    its standard streams. The files live in the scratch dir (tmpfs), so the worker can still
-    read ``stdout`` when a program ends its process with ``os._exit(0)``.
+    Keeping our own descriptors (pointed at by 0/1/2 with ``dup2`` before each test) and our
+    own text wrappers (rewound / flushed, not recreated) costs a few syscalls per test and
+    survives a program that closes or replaces its standard streams. Buffered output left
+    by a failed test is flushed *before* the files are truncated, so it can never leak into
+    the next test's stdout; a wrapper that cannot be flushed is kept referenced (never
+    garbage-collected, hence never flushed later) and replaced. The files live in the scratch
+    dir, so the worker can still read ``stdout`` after ``os._exit(0)``.
     """
 
     def __init__(self) -> None:
         flags = os.O_CREAT | os.O_TRUNC
-        self.stdin = os.open("stdin", os.O_RDWR | flags, 0o600)
-        self.out = os.open("stdout", os.O_WRONLY | os.O_APPEND | flags, 0o600)
-        self.err = os.open("stderr", os.O_WRONLY | os.O_APPEND | flags, 0o600)
+        self.fds = {
+            0: os.open("stdin", os.O_RDWR | flags, 0o600),
+            1: os.open("stdout", os.O_WRONLY | os.O_APPEND | flags, 0o600),
+            2: os.open("stderr", os.O_WRONLY | os.O_APPEND | flags, 0o600),
+        }
         self.out_reader = os.open("stdout", os.O_RDONLY)
+        self.streams: dict[int, Any] = {}
+        self._graveyard: list[Any] = []
+
+    def _stream(self, fd: int) -> Any:
+        stream = self.streams.get(fd)
+        try:
+            if stream is None or stream.closed:
+                raise ValueError("no usable stream")
+            if fd == 0:
+                stream.seek(0)  # drops read-ahead from the previous test
+            else:
+                stream.flush()  # leftovers go to the old contents, truncated below
+            return stream
+        except (OSError, ValueError):
+            if stream is not None:
+                self._graveyard.append(stream)
+            mode = "r" if fd == 0 else "w"
+            stream = open(fd, mode, encoding="utf-8", closefd=False)  # noqa: SIM115
+            self.streams[fd] = stream
+            return stream
 
     def prepare(self, stdin_text: str) -> None:
+        streams = [self._stream(fd) for fd in (1, 2)]
         data = stdin_text.encode("utf-8")
-        os.ftruncate(self.stdin, 0)
+        stdin_fd = self.fds[0]
+        os.ftruncate(stdin_fd, 0)
         written = 0
         while written < len(data):
-            written += os.pwrite(self.stdin, data[written:], written)
-        os.lseek(self.stdin, 0, os.SEEK_SET)  # fd 0 will share this offset
-        os.dup2(self.stdin, 0)
-        os.ftruncate(self.out, 0)
-        os.ftruncate(self.err, 0)
-        os.dup2(self.out, 1)
-        os.dup2(self.err, 2)
-        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            written += os.pwrite(stdin_fd, data[written:], written)
+        for fd, own in self.fds.items():
+            if fd:
+                os.ftruncate(own, 0)
+            os.dup2(own, fd)
+        os.lseek(0, 0, os.SEEK_SET)
+        sys.stdin = self._stream(0)
+        sys.stdout, sys.stderr = streams
 
     def stdout(self, limit: int) -> str:
         """This test's stdout (at most ``limit`` bytes, invalid UTF-8 replaced)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.streams[1].flush()  # our own wrapper: no program code runs here
         return os.pread(self.out_reader, limit, 0).decode("utf-8", errors="replace")
 
 
@@ -345,9 +369,16 @@ def _exec_main(code: Any, namespace: dict[str, Any]) -> None:
     """Run as ``__main__``; like the interpreter at exit, wait for non-daemon threads
     (competitive programs often run ``main`` in a thread with a bigger stack)."""
     try:
-        exec(code, namespace)  # noqa: S102 - sandboxed child
-        if "threading" in sys.modules:
-            _join_threads(sys.modules["threading"])
+        try:
+            exec(code, namespace)  # noqa: S102 - sandboxed child
+            if "threading" in sys.modules:
+                _join_threads(sys.modules["threading"])
+        finally:  # as at interpreter exit, still on the test's clock:
+            for stream in (sys.stdout, sys.stderr):  # flush whatever sys.stdout now is,
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            sys.stdin = sys.stdout = sys.stderr = None  # then free the program's objects
+            namespace.clear()  # (their finalizers may close our streams: checked later)
     except SystemExit as exc:
         if exc.code not in (None, 0):
             raise RuntimeError(f"exited with status {exc.code!r}") from None

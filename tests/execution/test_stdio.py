@@ -95,3 +95,28 @@ def test_main_in_a_big_stack_thread_is_waited_for(executor: Executor) -> None:
     )
     result = executor.run(Program(program, [StdioTest("20000\n", "20000\n"), StdioTest("5", "5")]))
     assert [o.status for o in result.outcomes] == ["pass", "pass"]
+
+
+def test_buffered_output_never_leaks_into_the_next_test(executor: Executor) -> None:
+    program = (
+        "s = input()\n"
+        "print('junk', end='')\n"
+        "if s == 'loop':\n"
+        "    while True:\n"
+        "        pass\n"
+        "print('done')\n"
+    )
+    tests = [StdioTest("loop"), StdioTest("x"), StdioTest("loop"), StdioTest("y")]
+    result = executor.run(Program(program, tests, timeout=0.3))
+    assert [o.status for o in result.outcomes] == ["timeout", "pass", "timeout", "pass"]
+    assert result.outcomes[1].output == result.outcomes[3].output == "junkdone\n"
+
+
+def test_own_stdout_wrapper_is_flushed_like_at_interpreter_exit(executor: Executor) -> None:
+    program = (
+        "import io, sys\n"
+        "sys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+        "sys.stdout.write(input()[::-1])\n"
+    )
+    result = executor.run(Program(program, [StdioTest("abc", "cba"), StdioTest("xy", "yx")]))
+    assert [o.status for o in result.outcomes] == ["pass", "pass"]
