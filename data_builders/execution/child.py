@@ -120,7 +120,7 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> 
 
 
 def _redirect(fd: int, name: str) -> None:
-    new = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    new = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     os.dup2(new, fd)
     os.close(new)
 
@@ -314,13 +314,13 @@ class StdioFiles:
     """
 
     def __init__(self) -> None:
-        flags = os.O_CREAT | os.O_TRUNC
+        flags = os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW  # scratch is wiped, but be sure
         self.fds = {
             0: os.open("stdin", os.O_RDWR | flags, 0o600),
             1: os.open("stdout", os.O_WRONLY | os.O_APPEND | flags, 0o600),
             2: os.open("stderr", os.O_WRONLY | os.O_APPEND | flags, 0o600),
         }
-        self.out_reader = os.open("stdout", os.O_RDONLY)
+        self.out_reader = os.open("stdout", os.O_RDONLY | os.O_NOFOLLOW)
         self.streams: dict[int, Any] = {}
         self._graveyard: list[Any] = []
 
@@ -394,10 +394,15 @@ def _join_threads(threading: Any) -> None:
 def read_stdout(limit: int, path: str = "stdout") -> str:
     """The captured stdout text (at most ``limit`` bytes, invalid UTF-8 replaced)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(limit).decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return ""
+    try:
+        return os.pread(fd, limit, 0).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def child_main(job: dict[str, Any], start: int, scratch: str, result_fd: int, seccomp: Any) -> None:
