@@ -200,9 +200,9 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     # host-side reprs of huge ints (a mutant returning 10**5000) must not raise ValueError
     sys.set_int_max_str_digits(0)
     problems = load_problems(request.dataset, request.source)
+    prompts = {p.task_id: p.prompt or "" for p in problems}  # all tasks: known sample ids
     if request.max_problems is not None:
         problems = problems[: request.max_problems]
-    prompts = {p.task_id: p.prompt or "" for p in problems}
     if request.samples and not request.samples.is_file():
         raise UserError(f"--samples {request.samples}: no such file")
     cfg = request.config

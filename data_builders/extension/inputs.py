@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from data_builders.extension.invariants import Invariants
+
 Args = tuple[Any, ...]
 
 
@@ -334,6 +336,7 @@ def generate_inputs(
     if not seeds or count <= 0:
         return []
     bounds = learn_bounds(seeds)
+    invariants = Invariants.infer(seeds)
     mutators = [
         Mutator(rng, bounds, [args[i] for args in seeds if i < len(args)])
         for i in range(max(len(args) for args in seeds))
@@ -344,7 +347,7 @@ def generate_inputs(
 
     def add(args: Args) -> None:
         key = canonical(args)
-        if key not in seen and len(out) < count:
+        if key not in seen and len(out) < count and invariants.holds(args):
             seen.add(key)
             out.append(args)
 

@@ -18,7 +18,7 @@ from data_builders.execution import CallTest, StdioTest
 from data_builders.execution.values import decode_value, encode_value
 from data_builders.jsonl import atomic_writer
 
-SUITE_VERSION = 1  # bump when generation changes, so stale cache entries are not reused
+SUITE_VERSION = 2  # bump when generation changes, so stale cache entries are not reused
 FLOAT_TOLERANCE = 1e-6
 
 

@@ -89,3 +89,20 @@ def test_signature_seeds_and_stdin_generation() -> None:
     texts = generate_stdin(["3\n1 5 2\n"], random.Random(0), 30)
     assert len(texts) == 30 and len(set(texts)) == 30
     assert all(t.count("\n") == 2 for t in texts)  # line layout is kept
+
+
+def test_invariants_keep_generated_inputs_within_the_seeds_preconditions() -> None:
+    from data_builders.extension.invariants import Invariants
+
+    seeds = [("0101", "1100", 3, ["ab"]), ("11", "01", 1, ["b"]), ("0", "1", 7, ["a", "ba"])]
+    inv = Invariants.infer(seeds)
+    assert inv.positive == {2: True} and inv.equal_length == [(0, 1)]
+    assert inv.alphabet[0] == {"0", "1"} and 3 in inv.non_empty
+    assert inv.holds(("10", "00", 2, ["a"]))
+    assert not inv.holds(("12", "00", 2, ["a"]))  # '2' is not in the binary alphabet
+    assert not inv.holds(("10", "0", 2, ["a"]))  # lengths differ
+    assert not inv.holds(("10", "00", 0, ["a"]))  # was always > 0
+    assert not inv.holds(("10", "00", 2, []))  # was never empty
+    generated = generate_inputs(seeds, random.Random(1), 60)
+    assert generated and all(inv.holds(args) for args in generated)
+    assert Invariants.infer(seeds[:1]).holds(("x", "yy", -5, []))  # one example infers nothing
