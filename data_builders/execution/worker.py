@@ -25,10 +25,13 @@ import shutil
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.child import child_main, install_timeout_handler, read_stdout
 from data_builders.execution.types import STATUSES
+
+if TYPE_CHECKING:
+    from data_builders.execution.sandbox import PreparedFilter
 
 _CHECK_INTERVAL = 0.25
 CHILD_STATUSES = frozenset(STATUSES) | {"ok"}
@@ -56,13 +59,9 @@ class Worker:
     def __init__(self, out_fd: int, config: dict[str, Any]) -> None:
         self.out_fd = out_fd
         self.scratch = config["scratch"]
-        self.seccomp = bool(config.get("seccomp"))
         self.in_pid_namespace = bool(config.get("pid_namespace"))
-        self.filter = None
-        if self.seccomp:
-            from data_builders.execution.sandbox import PreparedFilter
-
-            self.filter = PreparedFilter()
+        self.filter = _prepare_seccomp() if config.get("seccomp") else None
+        self.seccomp = self.filter is not None
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -280,19 +279,34 @@ def _preload(modules: list[str]) -> None:
             continue
 
 
-def _check_seccomp() -> bool:
-    """Whether a seccomp filter can be loaded here (tried in a throwaway child)."""
+def _prepare_seccomp() -> PreparedFilter | None:
+    """Compile the filter in a throwaway child (which also proves the kernel enforces it);
+    the worker itself never imports pyseccomp. None when seccomp is unusable here."""
+    read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
+        code = 1
         try:
-            from data_builders.execution.sandbox import PreparedFilter
+            os.close(read_fd)
+            from data_builders.execution.sandbox import PreparedFilter, export_bpf
 
-            PreparedFilter().install()
-            os._exit(0 if _fork_refused() else 1)
-        except BaseException:  # noqa: BLE001
-            os._exit(1)
+            bpf = export_bpf()
+            PreparedFilter(bpf).install()
+            if _fork_refused():
+                os.write(write_fd, bpf)
+                code = 0
+        except BaseException:  # noqa: BLE001 - any failure means "no seccomp here"
+            code = 1
+        os._exit(code)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as reader:
+        bpf = reader.read()
     _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+        return None
+    from data_builders.execution.sandbox import PreparedFilter
+
+    return PreparedFilter(bpf)
 
 
 def _fork_refused() -> bool:
@@ -314,8 +328,6 @@ def main() -> None:
     os.dup2(null, 1)
     reader = os.fdopen(in_fd, "rb")
     config = json.loads(reader.readline())
-    if config.get("seccomp"):
-        config["seccomp"] = _check_seccomp()
     worker = Worker(out_fd, config)
     install_timeout_handler()
     _preload(config.get("preload", []))
