@@ -83,9 +83,10 @@ class Worker:
         """Run every test of a job, one fresh child per crash/timeout."""
         job["in_pid_namespace"] = self.in_pid_namespace
         index, total = job.get("start", 0), len(job["tests"])
+        if index >= total:
+            self.send({"done": True})
         while index < total:
             index = self._run_child(job, index)
-        self.send({"done": True})
 
     def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
         read_fd, write_fd = os.pipe()
@@ -100,15 +101,22 @@ class Worker:
         """Fork a child for tests start.., supervise it; return the next test to run."""
         pid, read_fd, pidfd = self._spawn(job, start)
         state = _Supervision(job, start)
+        total = len(job["tests"])
         try:
             self._supervise(pid, read_fd, pidfd, state)
+            if state.next_index >= total:
+                # every result is in: let the host move on while we reap and clean up
+                # (the next job is only read after that, so nothing can overlap)
+                self.send({"done": True})
         finally:
             _kill_group(pid)
             _, wait_status = os.waitpid(pid, 0)
             os.close(read_fd)
             os.close(pidfd)
-        if state.next_index < len(job["tests"]):
+        if state.next_index < total:
             self._record_crash(job, state, wait_status)
+            if state.next_index >= total:
+                self.send({"done": True})
         self.wipe_scratch()
         return state.next_index
 
