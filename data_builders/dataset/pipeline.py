@@ -10,6 +10,7 @@ mergeable, and a rebuild reuse its extended tests.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import time
@@ -29,7 +30,7 @@ from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
 from data_builders.execution import ExecutionLimits, Executor
 from data_builders.extension.extend import ExtensionTask, extend_tasks
-from data_builders.extension.suite import SuiteCache
+from data_builders.extension.suite import ExtendedSuite, SuiteCache
 from data_builders.jsonl import atomic_writer
 from data_builders.problems.base import Problem
 
@@ -227,8 +228,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             )
             for spec in specs:
                 store.add_task(_task_record(spec, suites[spec.task_id]))
-            by_id = {spec.task_id: spec for spec in specs}
-            _label_all(request, specs, prompts, by_id, suites, store, executor)
+            _label_all(request, specs, prompts, suites, store, executor)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
     if request.num_shards == 1:
@@ -237,8 +237,6 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         summary["mean_tests"] = stats["extension"]["mean_tests"]
     summary["seconds"] = round(time.monotonic() - started, 1)
     with atomic_writer(Path(request.out) / "build_info.json") as handle:
-        import json
-
         info = {
             **summary,
             "complete": True,
@@ -261,25 +259,33 @@ def _extension_task(spec: TaskSpec) -> ExtensionTask:
     )
 
 
-def _label_all(request, specs, prompts, by_id, suites, store, executor) -> None:  # noqa: ANN001
+def _label_all(
+    request: BuildRequest,
+    specs: Sequence[TaskSpec],
+    prompts: dict[str, str],
+    suites: dict[str, ExtendedSuite],
+    store: ProgressStore,
+    executor: Executor,
+) -> None:
+    """Label every candidate not yet in the store, ``request.chunk_size`` at a time; each
+    chunk's rows are appended and fsynced before the next chunk starts."""
+    by_id = {spec.task_id: spec for spec in specs}
     done = set(store.rows)
     pending: list[Candidate] = []
+
+    def flush() -> None:
+        for row in label(pending, by_id, suites, executor, request.config.timeouts):
+            store.add_row(row)
+        store.sync()
+        pending.clear()
+
     for candidate in _candidates(request, specs, prompts, done):
-        if candidate.id in done:
-            continue
-        pending.append(candidate)
+        if candidate.id not in done:
+            pending.append(candidate)
         if len(pending) >= request.chunk_size:
-            _flush(pending, by_id, suites, store, executor, request)
-    _flush(pending, by_id, suites, store, executor, request)
-
-
-def _flush(pending, by_id, suites, store, executor, request) -> None:  # noqa: ANN001
-    if not pending:
-        return
-    for row in label(pending, by_id, suites, executor, request.config.timeouts):
-        store.add_row(row)
-    store.sync()
-    pending.clear()
+            flush()
+    if pending:
+        flush()
 
 
 def _report_references(specs: Sequence[TaskSpec]) -> None:
