@@ -144,7 +144,10 @@ def test_baselines_only_without_checkpoint_and_binary_label(
         (["data=DATA", "baselines=none"], "nothing to evaluate"),
         (["baselines=none"], "no data given"),
         (["data=DATA", "label=bleu"], "label='bleu' is unknown"),
-        (["data=DATA", "baselines=none", "ice_score=default"], "ICE-Score failed: .*ice_score.<field>"),
+        (
+            ["data=DATA", "baselines=none", "ice_score=default"],
+            "ICE-Score failed: .*ice_score.<field>",
+        ),
     ],
 )
 def test_bad_input_gives_one_line_error(
