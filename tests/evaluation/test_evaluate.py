@@ -131,6 +131,21 @@ def test_baselines_only_without_checkpoint_and_binary_label(
     assert "Correlation with passed" not in printed and "correlation with passed" in printed
 
 
+def test_skipped_baseline_is_listed_with_reason(dataset_dir: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "no-encoder"
+    report, printed = run(
+        [f"data={dataset_dir}", "baselines=none", "+baselines.exact_match={}"]
+        + [f"+baselines.codebertscore.model={missing}", f"output_dir={tmp_path}"]
+        + FAST
+    )
+    assert [m["name"] for m in report["metrics"]] == ["ExactMatch"]
+    (skip,) = report["skipped"]
+    assert skip["name"] == "codebertscore" and str(missing) in skip["reason"]
+    markdown = (tmp_path / "report.md").read_text()
+    assert "## Skipped metrics" in markdown and str(missing) in markdown
+    assert "skipped codebertscore" in " ".join(printed.split())
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [

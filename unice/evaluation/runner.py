@@ -134,9 +134,10 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
     data = load_split(cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"))
     columns, skipped = collect_columns(cfg, data, progress)
     if not columns:
+        why = "; ".join(f"{s.name} skipped: {s.reason}" for s in skipped)
         raise EvaluationError(
-            "nothing to evaluate: pass ckpt_path=DIR, scores=FILE.jsonl, +ice_score=default, "
-            "or enable baselines (baselines=all)"
+            "nothing to evaluate: pass ckpt_path=DIR, scores=FILE.jsonl, ice_score=default, "
+            "or enable baselines (baselines=all)" + (f" ({why})" if why else "")
         )
     metrics = analyse(columns, data, settings, progress=progress)
     out = _output_dir(cfg)
