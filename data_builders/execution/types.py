@@ -154,6 +154,12 @@ class ExecutionLimits:
             one encoded return value.
         max_wall_factor: absolute wall-clock backstop per test = factor * timeout + 10 s.
         nofile: cap on open file descriptors (RLIMIT_NOFILE).
+        max_timeouts: after this many tests of a program time out, its remaining tests are
+            labelled ``timeout`` without running. None (default) runs every test, so
+            PassRatio is exact; a small number bounds the cost of programs that hang on every
+            input (each hung test costs a full timeout) at the price of possibly
+            under-counting passes of a program that only hangs on some inputs. The verdict
+            (``passed``, ``executable``) is the same either way.
     """
 
     timeout: float = 3.0
@@ -161,6 +167,11 @@ class ExecutionLimits:
     max_output_bytes: int = 8 * 1024 * 1024
     max_wall_factor: float = 10.0
     nofile: int = 256
+    max_timeouts: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_timeouts is not None and self.max_timeouts < 1:
+            raise ValueError("ExecutionLimits.max_timeouts must be None or at least 1")
 
 
 @dataclass

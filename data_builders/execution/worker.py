@@ -82,6 +82,7 @@ class Worker:
     def run_job(self, job: dict[str, Any]) -> None:
         """Run every test of a job, one fresh child per crash/timeout."""
         job["in_pid_namespace"] = self.in_pid_namespace
+        job["_timeouts"] = 0
         index, total = job.get("start", 0), len(job["tests"])
         if index >= total:
             self.send({"done": True})
@@ -113,12 +114,22 @@ class Worker:
             _, wait_status = os.waitpid(pid, 0)
             os.close(read_fd)
             os.close(pidfd)
-        if state.next_index < total:
-            self._record_crash(job, state, wait_status)
+        if state.next_index < total:  # the child stopped early: say why, then maybe resume
+            if not state.out_of_timeouts():
+                self._record_crash(job, state, wait_status)
+            if state.out_of_timeouts():
+                self._skip_rest(job, state)
             if state.next_index >= total:
                 self.send({"done": True})
         self.wipe_scratch()
         return state.next_index
+
+    def _skip_rest(self, job: dict[str, Any], state: _Supervision) -> None:
+        """``max_timeouts`` reached: the remaining tests are labelled without running."""
+        detail = f"not run: the program already timed out on {job['max_timeouts']} tests"
+        for index in range(state.next_index, len(job["tests"])):
+            self.send({"k": index, "s": "timeout", "t": 0.0, "d": detail})
+        state.next_index = len(job["tests"])
 
     def _supervise(self, pid: int, read_fd: int, pidfd: int, state: _Supervision) -> None:
         buffer = b""
@@ -133,7 +144,7 @@ class Worker:
                 return
             if not ready and state.stalled(pid):
                 return
-            if state.protocol_error:
+            if state.protocol_error or state.out_of_timeouts():
                 return
 
     def _drain(self, read_fd: int, buffer: bytes, state: _Supervision) -> bytes:
@@ -172,6 +183,7 @@ class Worker:
             status, detail = "ok", ""
             output = read_stdout(job["max_output"], os.path.join(self.scratch, "stdout"))
         last = state.next_index + 1 if state.loaded else len(job["tests"])
+        job["_timeouts"] += (last - state.next_index) * (status == "timeout")
         for index in range(state.next_index, last):
             message = {"k": index, "s": status, "t": 0.0, "d": detail}
             if output is not None:
@@ -272,11 +284,18 @@ class _Supervision:
                 return False
             self.kill_reason = (status, str(message.get("d", ""))[:500])
             return False
+        if self.out_of_timeouts():
+            return False  # results after the limit are ignored: labelled "not run" instead
         if index != self.next_index:
             self.protocol_error = f"result for test {index} while expecting {self.next_index}"
             return False
         self.next_index += 1
+        self.job["_timeouts"] += status == "timeout"
         return True
+
+    def out_of_timeouts(self) -> bool:
+        limit = self.job.get("max_timeouts")
+        return limit is not None and self.job["_timeouts"] >= limit
 
 
 def _preload(modules: list[str]) -> None:

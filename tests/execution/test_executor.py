@@ -140,3 +140,16 @@ def test_a_worker_killed_from_outside_is_replaced() -> None:
         os.kill(worker.proc.pid, signal.SIGKILL)
         worker.proc.wait()
         assert ex.run(program).passed  # respawned; the innocent program is not blamed
+
+
+def test_max_timeouts_labels_the_rest_without_running_them() -> None:
+    hang_on_odd = "def f(x):\n    while x % 2:\n        pass\n    return x\n"
+    tests = [CallTest([x], x) for x in (0, 1, 2, 3, 4, 5, 6)]
+    limits = ExecutionLimits(timeout=0.3, max_timeouts=2)
+    with Executor(workers=1, limits=limits) as ex:
+        result = ex.run(Program(hang_on_odd, tests, entry_point="f"))
+    statuses = [o.status for o in result.outcomes]
+    assert statuses == ["pass", "timeout", "pass", "timeout", "timeout", "timeout", "timeout"]
+    assert "not run" in result.outcomes[4].detail and "not run" not in result.outcomes[3].detail
+    with pytest.raises(ValueError, match="max_timeouts"):
+        ExecutionLimits(max_timeouts=0)

@@ -109,4 +109,10 @@ def test_missing_files_and_missing_problems_file(tmp_path: Path, capsys) -> None
     assert main(["label", "--problems", "mbpp", "--samples", str(samples),
                  "--out", str(tmp_path / "r.jsonl")]) == 2  # fmt: skip
     assert "--problems-file" in capsys.readouterr().err
+    problems = _write(tmp_path / "mbpp.jsonl", [MBPP_TASK])
+    argv = ["label", "--problems", "mbpp", "--problems-file", str(problems), "--samples"]
+    assert (
+        main([*argv, str(samples), "--out", str(tmp_path / "r.jsonl"), "--max-timeouts", "0"]) == 2
+    )
+    assert "--max-timeouts must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "r.jsonl").exists()
