@@ -108,6 +108,19 @@ def test_best_of_n_ties_count_as_random_pick() -> None:
     assert flat["selected"] == pytest.approx(flat["random"])
 
 
+def test_fast_correlations_match_corpus_correlations_with_ties() -> None:
+    from unice.metrics.bootstrap import fast_correlations
+
+    rng = np.random.default_rng(4)
+    gold = rng.choice([0.0, 0.5, 1.0], size=300)
+    pred = np.round(gold + rng.normal(0, 0.4, 300), 1)  # ties on both sides
+    expected = corpus_correlations(pred, gold)
+    assert fast_correlations(pred, gold) == pytest.approx(
+        [expected[c] for c in ("kendall", "spearman", "pearson")]
+    )
+    assert all(math.isnan(v) for v in fast_correlations(np.ones(5), gold[:5]))
+
+
 def test_bootstrap_intervals_resample_problems() -> None:
     rng = np.random.default_rng(2)
     groups = list(np.repeat(np.arange(15), 6))

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy import stats
 from tqdm.auto import tqdm
 
-from unice.metrics.correlation import CORRELATIONS, corpus_correlations
+from unice.metrics.correlation import CORRELATIONS
 from unice.metrics.example_level import group_indices
 
 Interval = tuple[float, float]
@@ -24,9 +25,23 @@ def _per_problem(pred: np.ndarray, gold: np.ndarray, groups: list[np.ndarray]) -
     out = np.full((len(groups), len(CORRELATIONS)), np.nan)
     for row, indices in enumerate(groups):
         indices = indices[np.isfinite(pred[indices])]
-        result = corpus_correlations(pred[indices], gold[indices])
-        out[row] = [result[name] for name in CORRELATIONS]
+        out[row] = fast_correlations(pred[indices], gold[indices])
     return out
+
+
+def fast_correlations(pred: np.ndarray, gold: np.ndarray) -> list[float]:
+    """Kendall, Spearman, Pearson like :func:`corpus_correlations`, with less overhead.
+
+    The bootstrap calls this ``n_resamples x n_metrics`` times: Spearman is computed as the
+    Pearson correlation of average ranks (its definition with ties) and Pearson with numpy,
+    which is ~3x faster than the scipy wrappers; Kendall's tau-b stays with scipy.
+    """
+    if pred.size < 2 or np.ptp(pred) == 0 or np.ptp(gold) == 0:
+        return [np.nan] * len(CORRELATIONS)
+    kendall = float(stats.kendalltau(pred, gold).statistic)
+    spearman = float(np.corrcoef(stats.rankdata(pred), stats.rankdata(gold))[0, 1])
+    pearson = float(np.corrcoef(pred, gold)[0, 1])
+    return [kendall, spearman, pearson]
 
 
 def _interval(values: np.ndarray, confidence: float) -> Interval:
@@ -76,8 +91,7 @@ def bootstrap_correlations(
         for name, pred in preds.items():
             sample_pred, sample_gold = pred[index], gold[index]
             keep = np.isfinite(sample_pred)
-            result = corpus_correlations(sample_pred[keep], sample_gold[keep])
-            corpus[name][b] = [result[c] for c in CORRELATIONS]
+            corpus[name][b] = fast_correlations(sample_pred[keep], sample_gold[keep])
             rows = per_problem[name][draws[b]]
             defined = np.isfinite(rows)
             counts = defined.sum(axis=0)
