@@ -28,3 +28,22 @@ def test_reliability_bins() -> None:
     assert bins["count"].tolist() == [1, 2, 0, 0, 0, 0, 0, 0, 0, 2]  # nan dropped, 1.0 in last bin
     assert bins["observed"][1] == 0.5 and bins["mean_prob"][9] == 0.975
     assert math.isnan(bins["observed"][2])
+
+
+def test_execution_cost_prefers_the_most_specific_record(tmp_path) -> None:
+    from unice.evaluation.provenance import execution_cost
+
+    split = tmp_path / "test.jsonl"
+    split.write_text("")
+    assert execution_cost(split, "test")["seconds"] is None
+    (tmp_path / "build_info.json").write_text(json.dumps({"seconds": 44.0}))
+    assert "whole dataset build" in execution_cost(split, "test")["note"]
+    (tmp_path / "stats.json").write_text(
+        json.dumps({"splits": {"test": {"execution_seconds": 5.0}}})
+    )
+    assert execution_cost(split, "test") == {
+        "seconds": 5.0,
+        "note": "execution_seconds from stats.json (this split)",
+    }
+    rows = [{"exec_seconds": 1.5}, {"exec_seconds": 2.0}]
+    assert execution_cost(split, "test", rows)["seconds"] == 3.5
