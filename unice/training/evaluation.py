@@ -66,6 +66,7 @@ def dev_metrics(predictions: dict[str, np.ndarray], samples: Sequence[Sample]) -
     metrics["exec_accuracy"] = (
         float(np.mean(exec_pred == executable[usable])) if usable.any() else float("nan")
     )
+    metrics["samples"] = int(usable.sum())
     for fmt in FORMATS:
         scores = predictions[f"codescore_{fmt}"]
         present = ~np.isnan(scores)

@@ -18,6 +18,7 @@ def export_checkpoint(
     folder: str | os.PathLike[str],
     metrics: Mapping[str, float] | None = None,
     train_config: Any = None,
+    dataset: str | None = None,
 ) -> Path:
     """Write ``config.json`` (encoder config inside), ``model.safetensors``, tokenizer files,
     ``train_config.yaml`` (the resolved training config, when given) and ``README.md``.
@@ -28,6 +29,7 @@ def export_checkpoint(
         folder: destination (created).
         metrics: dev metrics for the model card.
         train_config: an OmegaConf/dict config saved as YAML for reproducibility.
+        dataset: name of the dev data, for the model card.
 
     Returns:
         The folder.
@@ -41,5 +43,5 @@ def export_checkpoint(
 
         conf = train_config if OmegaConf.is_config(train_config) else OmegaConf.create(train_config)
         (folder / TRAIN_CONFIG_FILE).write_text(OmegaConf.to_yaml(conf, resolve=True), "utf-8")
-    write_model_card(folder, model.config, metrics)
+    write_model_card(folder, model.config, metrics, dataset)
     return folder

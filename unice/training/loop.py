@@ -281,6 +281,7 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
                 run.output_dir / "best",
                 metrics=metrics,
                 train_config=run.cfg,
+                dataset=_dev_name(run.cfg),
             )
         else:
             state.bad_epochs += 1
@@ -293,6 +294,10 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
     stop = bool(_broadcast_flag(accelerator, stop))
     save_training_state(accelerator, run.output_dir / "last", state)
     return stop
+
+
+def _dev_name(cfg: DictConfig) -> str:
+    return f"{cfg.data.get('name', cfg.data.dir)} ({cfg.data.get('dev_split', 'dev')} split)"
 
 
 def _evaluate(run: _Run) -> dict[str, float]:

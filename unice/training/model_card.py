@@ -15,7 +15,9 @@ def _fmt(value: float) -> str:
     )
 
 
-def write_model_card(folder: Path, config, metrics: Mapping[str, float] | None) -> Path:
+def write_model_card(
+    folder: Path, config, metrics: Mapping[str, float] | None, dataset: str | None = None
+) -> Path:
     """Write ``folder/README.md`` describing the backbone, formats, loss and dev metrics."""
     from unice import __version__
 
@@ -40,7 +42,8 @@ def write_model_card(folder: Path, config, metrics: Mapping[str, float] | None) 
         "",
     ]
     if metrics:
-        lines += ["## Dev metrics", "", "| metric | value |", "| --- | --- |"]
+        where = f" on `{dataset}`" if dataset else ""
+        lines += [f"## Dev metrics{where}", "", "| metric | value |", "| --- | --- |"]
         lines += [f"| {key} | {_fmt(value)} |" for key, value in metrics.items()]
         lines.append("")
     else:
