@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer
 
 from unice.backbones import resolve_backbone
 from unice.data.layout import add_layout_tokens, drops_layout
+from unice.errors import BackboneUnavailableError
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.model import UniCEModel
 
@@ -48,19 +51,42 @@ def build_model(
     if limit is not None and unice_config.max_length > limit:
         unice_config.max_length = limit
     model = UniCEModel(unice_config)
-    if pretrained:
-        try:
-            weights = AutoModel.from_pretrained(path, add_pooling_layer=False)
-        except TypeError:
-            weights = AutoModel.from_pretrained(path)
-        missing, _ = model.encoder.load_state_dict(weights.state_dict(), strict=False)
-        if missing:
-            raise RuntimeError(f"backbone {backbone!r} lacks weights for: {', '.join(missing[:5])}")
-    if layout and add_layout_tokens(tokenizer):
-        model.encoder.resize_token_embeddings(len(tokenizer))
-        model.config.encoder.vocab_size = len(tokenizer)
+    with _quiet_transformers():
+        if pretrained:
+            _load_encoder_weights(model, path, backbone)
+        if layout and add_layout_tokens(tokenizer):
+            # new rows start from the old embeddings' mean/covariance (transformers default)
+            model.encoder.resize_token_embeddings(len(tokenizer))
+            model.config.encoder.vocab_size = len(tokenizer)
     model.tokenizer = tokenizer
     return model, tokenizer
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Hide load reports about the pooler we drop and the embedding-resize notice."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+
+
+def _load_encoder_weights(model: UniCEModel, path: str, backbone: str) -> None:
+    """Copy the pretrained backbone's weights into ``model.encoder`` (its pooler is unused)."""
+    try:
+        weights = AutoModel.from_pretrained(path, add_pooling_layer=False)
+    except TypeError:
+        weights = AutoModel.from_pretrained(path)
+    missing, _ = model.encoder.load_state_dict(weights.state_dict(), strict=False)
+    if missing:
+        raise BackboneUnavailableError(
+            f"backbone {backbone!r} lacks weights for {', '.join(missing[:5])}; "
+            "is it an encoder checkpoint?"
+        )
 
 
 def is_unice_checkpoint(path: str) -> bool:
