@@ -40,8 +40,8 @@ class TimeoutConfig:
     factor: float = 20.0
     min: float = 0.1
     max: float = 3.0
-    probe_tests: int = 10
-    after_timeout: float = 0.02
+    probe_tests: int = 5
+    after_timeout: float = 0.01
 
     def for_reference(self, reference_time: float) -> float:
         return round(max(self.min, min(self.max, self.factor * reference_time)), 3)
