@@ -48,7 +48,7 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
         "n_tests": result.n_tests,
         "n_base_tests": n_base,
         "source": candidate.source,
-        "status_counts": {k: v for k, v in result.status_counts.items() if v},
+        "status_counts": result.status_counts,  # all seven statuses, zeros included
         "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
     }
 

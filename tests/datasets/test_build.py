@@ -191,3 +191,15 @@ def test_generate_candidates_in_a_build_and_resume_without_the_model(
     assert {r["source"] for r in rows} == {"generate:tiny-gpt"}
     shutil.rmtree(model)  # everything is labelled: a rerun must not need the model again
     assert main(argv) == 0
+
+
+def test_splits_load_with_datasets(clean_build: tuple[Path, Path], tmp_path: Path) -> None:
+    import datasets
+
+    out, _ = clean_build
+    files = {split: str(out / f"{split}.jsonl") for split in ("train", "dev", "test")}
+    loaded = datasets.load_dataset("json", data_files=files, cache_dir=str(tmp_path))
+    assert loaded["train"].num_rows + loaded["dev"].num_rows + loaded["test"].num_rows == sum(
+        len(rows) for rows in _rows(out).values()
+    )
+    assert set(loaded["test"].column_names) == FIELDS
