@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _read_shard(folder: Path) -> tuple[dict[str, Any], dict[str, Any], list, list]:
-    from data_builders.dataset.store import PROGRESS_DIR, _read_tolerant
+    from data_builders.dataset.store import PROGRESS_DIR, read_appended
 
     info_path = folder / "build_info.json"
     manifest_path = folder / PROGRESS_DIR / "manifest.json"
@@ -43,8 +43,8 @@ def _read_shard(folder: Path) -> tuple[dict[str, Any], dict[str, Any], list, lis
         raise UserError(f"{folder}: unreadable shard metadata ({exc.msg})") from None
     if not info.get("complete"):
         raise UserError(f"{folder}: shard build not finished; rerun its build command first")
-    rows = _read_tolerant(folder / PROGRESS_DIR / "rows.jsonl")
-    tasks = _read_tolerant(folder / PROGRESS_DIR / "tasks.jsonl")
+    rows = read_appended(folder / PROGRESS_DIR / "rows.jsonl")
+    tasks = read_appended(folder / PROGRESS_DIR / "tasks.jsonl")
     return info, manifest, rows, tasks
 
 

@@ -24,7 +24,7 @@ PROGRESS_DIR = ".progress"
 STORE_VERSION = 1
 
 
-def _read_tolerant(path: Path) -> list[dict[str, Any]]:
+def read_appended(path: Path) -> list[dict[str, Any]]:
     """All complete lines of an append-only file; a torn last line is truncated away."""
     if not path.is_file():
         return []
@@ -53,8 +53,8 @@ class ProgressStore:
         self.dir = self.out_dir / PROGRESS_DIR
         self.manifest = {"store_version": STORE_VERSION, **manifest}
         self._check_manifest()
-        self.rows = {r["id"]: r for r in _read_tolerant(self.dir / "rows.jsonl")}
-        self.tasks = {t["task_id"]: t for t in _read_tolerant(self.dir / "tasks.jsonl")}
+        self.rows = {r["id"]: r for r in read_appended(self.dir / "rows.jsonl")}
+        self.tasks = {t["task_id"]: t for t in read_appended(self.dir / "tasks.jsonl")}
         self._handles: dict[str, IO[str]] = {}
         self._pending = 0
 
