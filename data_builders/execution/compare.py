@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from data_builders.execution.types import CallTest
+from data_builders.execution.values import int_from_decimal
 
 NUMERIC_TOLERANCE = 1e-6
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -47,7 +48,7 @@ def _tokens_match(a: str, b: str) -> bool:
     if not (_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)):
         return False
     if _INTEGER.fullmatch(a) and _INTEGER.fullmatch(b):
-        return int(a) == int(b)
+        return int_from_decimal(a) == int_from_decimal(b)  # any length, no global limit
     x, y = float(a), float(b)
     return abs(x - y) <= NUMERIC_TOLERANCE * max(1.0, abs(x), abs(y))
 

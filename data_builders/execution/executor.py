@@ -38,7 +38,12 @@ from data_builders.execution.types import (
     StdioTest,
     TestOutcome,
 )
-from data_builders.execution.values import ValueCodecError, decode_value, encode_value
+from data_builders.execution.values import (
+    ValueCodecError,
+    decode_value,
+    encode_value,
+    short_repr,
+)
 
 DEFAULT_PRELOAD = (
     "array", "ast", "bisect", "cmath", "collections", "copy", "datetime", "decimal",
@@ -263,7 +268,7 @@ def _outcome(test: Any, message: dict[str, Any]) -> TestOutcome:
             return TestOutcome("pass", seconds, value)
         if call_matches(test, value):
             return TestOutcome("pass", seconds)
-        return TestOutcome("wrong_answer", seconds, None, f"returned {value!r:.200}")
+        return TestOutcome("wrong_answer", seconds, None, f"returned {short_repr(value)}")
     if isinstance(test, StdioTest):
         text = message.get("o") if isinstance(message.get("o"), str) else ""
         if test.expected is None:

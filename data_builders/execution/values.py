@@ -12,16 +12,25 @@ comparison. Scalars map to JSON scalars (ints beyond 2**53 and non-finite floats
 containers other than lists become one-key objects: ``{"$tuple": [...]}``, ``{"$set": [...]}``,
 ``{"$frozenset": [...]}``, ``{"$dict": [[k, v], ...]}``, ``{"$bytes": "<base64>"}``,
 ``{"$complex": [re, im]}``, ``{"$int": "<hex>"}``, ``{"$float": "nan"|"inf"|"-inf"}``.
+
+Big integers: CPython refuses decimal ``int <-> str`` conversions beyond 4,300 digits
+(``sys.get_int_max_str_digits``) with a ValueError. Raising that limit is interpreter-wide, so
+the host never does it: the codec uses hex (no limit), and host code that must handle decimal
+text or show a value uses :func:`int_from_decimal`, :func:`int_to_decimal` and
+:func:`short_repr`, which work at any size under the default limit.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import reprlib
 from typing import Any
 
 _SAFE_INT = 2**53
 _MAX_DEPTH = 200
+_DIGIT_CHUNK = 4000  # decimal digits per int() / str() call: under CPython's 4,300 limit
+_LOG10_2 = math.log10(2)
 
 
 class ValueCodecError(ValueError):
@@ -130,3 +139,75 @@ def _decode(data: Any, depth: int) -> Any:
 def decode_value(data: Any) -> Any:
     """Inverse of :func:`encode_value`; raises ValueCodecError on anything else."""
     return _decode(data, 0)
+
+
+def int_from_decimal(text: str) -> int:
+    """``int(text)`` for a decimal integer of any length, under the default digit limit.
+
+    Long digit strings are converted in chunks of 4,000 digits, so the result equals
+    ``int(text)`` with the limit lifted (same accepted syntax: sign, surrounding whitespace,
+    Unicode digits). Cost grows quadratically with the length; a million digits take ~2 s.
+
+    Raises:
+        ValueError: ``text`` is not a decimal integer.
+    """
+    body = text.strip()
+    if len(body) <= _DIGIT_CHUNK:
+        return int(body)
+    sign, digits = (-1, body[1:]) if body[0] == "-" else (1, body.removeprefix("+"))
+    if not digits.isdigit():  # also refuses a second sign or an inner space
+        raise ValueError(f"invalid literal for int(): {body[:40]!r}...")
+    value = 0
+    for start in range(0, len(digits), _DIGIT_CHUNK):
+        chunk = digits[start : start + _DIGIT_CHUNK]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return sign * value
+
+
+def int_to_decimal(value: int) -> str:
+    """``str(value)`` for an int of any size, under the default digit limit."""
+    if -_SAFE_INT < value < _SAFE_INT:
+        return str(value)
+    magnitude, chunks = abs(value), []
+    base = 10**_DIGIT_CHUNK
+    while magnitude >= base:
+        magnitude, low = divmod(magnitude, base)
+        chunks.append(str(low).zfill(_DIGIT_CHUNK))
+    text = str(magnitude) + "".join(reversed(chunks))
+    return "-" + text if value < 0 else text
+
+
+def decimal_digits(value: int) -> int:
+    """How many decimal digits ``abs(value)`` has, without converting it to text."""
+    magnitude = abs(value)
+    digits = max(1, int(magnitude.bit_length() * _LOG10_2))
+    while magnitude >= 10**digits:  # the estimate is at most one digit short
+        digits += 1
+    return digits
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib with room for a useful message, and big ints shown by their size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlist = self.maxtuple = self.maxset = self.maxfrozenset = self.maxdict = 20
+        self.maxlevel, self.maxstring, self.maxother = 6, 120, 120
+
+    def repr_int(self, x: int, level: int) -> str:
+        if -_SAFE_INT < x < _SAFE_INT or x.bit_length() < _DIGIT_CHUNK * 3:  # < 4,000 digits
+            return super().repr_int(x, level)  # middle elided beyond 40 characters
+        return f"<{'negative ' if x < 0 else ''}int with {decimal_digits(x)} digits>"
+
+
+_SHORT_REPR = _ShortRepr()
+
+
+def short_repr(value: Any, limit: int = 200) -> str:
+    """A bounded ``repr`` for messages: never raises on huge ints (CPython's 4,300-digit
+    limit), never builds the full text of a huge container, at most ``limit`` characters."""
+    try:
+        text = _SHORT_REPR.repr(value)
+    except (ValueError, RecursionError, TypeError):  # pragma: no cover - plain values only
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

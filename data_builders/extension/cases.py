@@ -15,6 +15,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+from data_builders.extension.inputs import canonical
+
 _BINOPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -178,7 +180,7 @@ def parse_cases(test_source: str, entry_point: str) -> list[Case]:
         found = _case_from_assert(node.test, names)
         found_cases = [found] if found is not None else _nested_calls(node.test, names)
         for case in found_cases:
-            key = repr(case.args)
+            key = canonical(case.args)  # not repr: no 4,300-digit limit on ints
             if key not in seen:
                 seen.add(key)
                 cases.append(case)

@@ -14,6 +14,7 @@ import random
 import re
 from collections.abc import Sequence
 
+from data_builders.execution.values import int_from_decimal, int_to_decimal
 from data_builders.extension.inputs import Bounds, Mutator
 
 _TOKEN = re.compile(r"\S+")
@@ -22,11 +23,11 @@ _INT = re.compile(r"[+-]?\d+")
 
 def _edit_token(token: str, rng: random.Random, mutator: Mutator) -> str:
     if _INT.fullmatch(token):
-        value = int(token)
+        value = int_from_decimal(token)  # tokens may have 100,000 digits
         new = mutator.mutate(value)
         if value >= 0:
             new = abs(new)
-        return str(new)
+        return int_to_decimal(new)
     try:
         value = float(token)
     except ValueError:
@@ -51,7 +52,7 @@ def generate_stdin(
     seeds = [s for s in seeds if isinstance(s, str)]
     if not seeds or count <= 0:
         return []
-    largest = max((abs(int(t)) for s in seeds for t in _INT.findall(s)), default=10)
+    largest = max((abs(int_from_decimal(t)) for s in seeds for t in _INT.findall(s)), default=10)
     bounds = Bounds(max_len=50, max_abs_int=max(2 * largest + 10, 50), max_str_len=200)
     mutator = Mutator(rng, bounds, list(seeds))
     seen = set(seeds) | set(exclude or ())

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
+from data_builders.execution.values import int_from_decimal
 from data_builders.jsonl import read_jsonl
 from data_builders.problems.base import Problem
 from data_builders.problems.mbpp import hub_offline
@@ -30,7 +31,7 @@ def _json_field(value: Any, where: str, name: str) -> Any:
         if not value.strip():
             return None
         try:
-            return json.loads(value)
+            return json.loads(value, parse_int=int_from_decimal)  # huge ints in tests
         except json.JSONDecodeError:
             raise UserError(f"{where}: '{name}' is not valid JSON") from None
     return value
