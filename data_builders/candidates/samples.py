@@ -15,18 +15,20 @@ from pathlib import Path
 from data_builders.candidates.base import Candidate
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
+from data_builders.problems.base import Problem
 
 
 def read_samples(
     path: str | os.PathLike[str],
-    prompts: Mapping[str, str],
+    problems: Mapping[str, Problem],
     selected: set[str] | None = None,
 ) -> dict[str, list[Candidate]]:
     """Group a samples file's programs by task.
 
     Args:
         path: the samples file.
-        prompts: task_id -> prompt, for every task of the dataset (also the known ids).
+        problems: task_id -> problem, for every task of the dataset (also the known ids);
+            a completion becomes ``problem.program(completion)``, exactly as in ``label``.
         selected: tasks to keep (e.g. under ``--max-problems`` or in this shard); None = all.
 
     Raises:
@@ -39,12 +41,12 @@ def read_samples(
     counters: dict[str, int] = {}
     for line_number, record in iter_jsonl(path, required=("task_id",), what="sample"):
         task_id = str(record["task_id"])
-        if task_id not in prompts:
+        if task_id not in problems:
             raise UserError(
                 f"{path}:{line_number}: unknown task_id {task_id!r} for this dataset "
                 "(check the file matches the dataset you build, e.g. HumanEval/0)"
             )
-        program = _program(record, prompts[task_id], path, line_number)
+        program = _program(record, problems[task_id], path, line_number)
         index = counters.get(task_id, 0)
         counters[task_id] = index + 1
         if selected is None or task_id in selected:
@@ -54,11 +56,11 @@ def read_samples(
     return grouped
 
 
-def _program(record: dict, prompt: str, path: Path, line_number: int) -> str:
+def _program(record: dict, problem: Problem, path: Path, line_number: int) -> str:
     if isinstance(record.get("solution"), str):
         return record["solution"]
     if isinstance(record.get("completion"), str):
-        return prompt + record["completion"]
+        return problem.program(record["completion"])
     raise UserError(
         f"{path}:{line_number}: sample needs a string 'completion' (appended to the prompt) "
         "or 'solution' (a complete program)"

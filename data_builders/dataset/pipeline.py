@@ -126,11 +126,14 @@ def load_problems(dataset: str, source: str | None) -> list[Problem]:
 
 
 def _candidates(
-    request: BuildRequest, specs: Sequence[TaskSpec], prompts: dict[str, str], done: set[str]
+    request: BuildRequest,
+    specs: Sequence[TaskSpec],
+    problems: dict[str, Problem],
+    done: set[str],
 ) -> Iterator[Candidate]:
     """Every candidate of this shard, in dataset order, skipping ids already labelled."""
     selected = {spec.task_id for spec in specs}
-    from_samples = read_samples(request.samples, prompts, selected) if request.samples else {}
+    from_samples = read_samples(request.samples, problems, selected) if request.samples else {}
     for spec in specs:
         yield from from_samples.get(spec.task_id, [])
         if request.mutants:
@@ -199,7 +202,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     """Build (or resume) the dataset or shard described by ``request``; returns a summary."""
     started = time.monotonic()
     problems = load_problems(request.dataset, request.source)
-    prompts = {p.task_id: p.prompt or "" for p in problems}  # all tasks: known sample ids
+    by_id = {p.task_id: p for p in problems}  # all tasks: the known sample ids
     if request.max_problems is not None:
         problems = problems[: request.max_problems]
     if request.samples and not request.samples.is_file():
@@ -226,7 +229,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             )
             for spec in specs:
                 store.add_task(_task_record(spec, suites[spec.task_id]))
-            _label_all(request, specs, prompts, suites, store, executor)
+            _label_all(request, specs, by_id, suites, store, executor)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
     if request.num_shards == 1:
@@ -260,7 +263,7 @@ def _extension_task(spec: TaskSpec) -> ExtensionTask:
 def _label_all(
     request: BuildRequest,
     specs: Sequence[TaskSpec],
-    prompts: dict[str, str],
+    problems: dict[str, Problem],
     suites: dict[str, ExtendedSuite],
     store: ProgressStore,
     executor: Executor,
@@ -277,7 +280,7 @@ def _label_all(
         store.sync()
         pending.clear()
 
-    for candidate in _candidates(request, specs, prompts, done):
+    for candidate in _candidates(request, specs, problems, done):
         if candidate.id not in done:
             pending.append(candidate)
         if len(pending) >= request.chunk_size:

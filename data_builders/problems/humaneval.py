@@ -18,7 +18,7 @@ from data_builders.errors import UserError
 from data_builders.execution import Program
 from data_builders.execution.assertions import split_check
 from data_builders.jsonl import iter_jsonl
-from data_builders.problems.base import Problem
+from data_builders.problems.base import Problem, compiles
 
 HUMANEVAL_FIELDS = ("task_id", "prompt", "entry_point", "test")
 
@@ -37,20 +37,32 @@ def _docstring(prompt: str, entry_point: str) -> str:
 
 def problem_from_record(record: dict, where: str) -> Problem:
     """One HumanEval-shaped record (``task_id, prompt, entry_point, test``,
-    optional ``canonical_solution``) -> Problem."""
+    optional ``canonical_solution``) -> Problem.
+
+    The only reader of HumanEval-shaped records (``label --problems-file`` and ``build
+    humaneval|mbpp --source`` both come here), so labels and builds join prompts and
+    completions the same way. When the canonical solution compiles only re-indented (the
+    HumanEval-shaped MBPP file has 2-space bodies under a 4-space docstring), the problem
+    is marked ``reindent_completions`` and its reference is the re-indented program.
+    """
     for name in HUMANEVAL_FIELDS:
         if not isinstance(record.get(name), str):
             raise UserError(f"{where}: HumanEval-shaped task lacks a string field {name!r}")
     entry = record["entry_point"].strip()
-    solution = record.get("canonical_solution") or ""
-    return Problem(
+    prompt = record["prompt"]
+    solution = record.get("canonical_solution")
+    solution = solution if isinstance(solution, str) and solution.strip() else ""
+    problem = Problem(
         task_id=record["task_id"],
-        prompt=record["prompt"],
-        nl=_docstring(record["prompt"], entry),
-        reference=record["prompt"] + solution if solution else "",
+        prompt=prompt,
+        nl=_docstring(prompt, entry),
+        reference="",
         entry_point=entry,
         test=record["test"],
+        reindent_completions=bool(solution) and not compiles(prompt + solution),
     )
+    problem.reference = problem.program(solution) if solution else ""
+    return problem
 
 
 def load_humaneval_file(path: str | Path) -> dict[str, Problem]:

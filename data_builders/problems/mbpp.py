@@ -5,7 +5,9 @@ Local files (``--source PATH``, ``.jsonl[.gz]``), recognised by their fields:
 * the original MBPP release (``text``, ``code``, ``test_list``, ``test_setup_code``);
 * sanitized MBPP (``prompt``, ``code``, ``test_list``, ``test_imports``);
 * HumanEval-shaped files (``prompt``, ``canonical_solution``, ``test``, ``entry_point``),
-  such as the shared ``mbpp_sanitized_humaneval_format.jsonl``.
+  such as the shared ``mbpp_sanitized_humaneval_format.jsonl``, read by the same
+  :func:`~data_builders.problems.humaneval.problem_from_record` as ``label --problems-file``
+  (which re-indents 2-space canonical solutions under 4-space prompts).
 
 MBPP problems become HumanEval-shaped: the prompt is the reference's imports and signature
 with the description and first test as docstring, the test is a ``check(candidate)`` of the
@@ -16,13 +18,13 @@ from __future__ import annotations
 
 import ast
 import os
-import textwrap
 from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
 from data_builders.problems.base import Problem
+from data_builders.problems.humaneval import problem_from_record
 
 HUB_NAME = "google-research-datasets/mbpp"
 
@@ -93,49 +95,6 @@ def from_mbpp_record(record: dict[str, Any], where: str) -> Problem:
     )
 
 
-def from_humaneval_record(record: dict[str, Any], where: str) -> Problem:
-    """One HumanEval-shaped record -> Problem (description taken from the docstring)."""
-    for field in ("task_id", "prompt", "entry_point", "test"):
-        if not isinstance(record.get(field), str):
-            raise UserError(f"{where}: HumanEval-shaped task lacks a string '{field}'")
-    solution = record.get("canonical_solution")
-    if not isinstance(solution, str) or not solution.strip():
-        raise UserError(f"{where}: task has no reference ('canonical_solution'); fix or drop it")
-    prompt = record["prompt"]
-    return Problem(
-        task_id=record["task_id"],
-        prompt=prompt,
-        nl=_docstring(prompt, record["entry_point"].strip()),
-        reference=_join(prompt, solution),
-        entry_point=record["entry_point"].strip(),
-        test=record["test"],
-    )
-
-
-def _join(prompt: str, solution: str) -> str:
-    """``prompt + solution``, re-indented to the prompt's 4 spaces when the solution body
-    uses another indentation (the HumanEval-shaped MBPP file has 2-space bodies under a
-    4-space docstring, which would not even compile)."""
-    program = prompt + solution
-    try:
-        compile(program, "<reference>", "exec")  # syntax check only; nothing is run
-        return program
-    except SyntaxError:
-        body = textwrap.indent(textwrap.dedent(solution), "    ")
-        return prompt + body
-
-
-def _docstring(prompt: str, entry_point: str) -> str:
-    try:
-        tree = ast.parse(prompt + "\n    pass\n")
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
-            return ast.get_docstring(node) or ""
-    return ""
-
-
 def load_mbpp_file(path: str | Path) -> list[Problem]:
     """Problems from a local MBPP file in any of the three accepted shapes."""
     path = Path(path)
@@ -143,7 +102,7 @@ def load_mbpp_file(path: str | Path) -> list[Problem]:
     for number, record in enumerate(read_jsonl(path, what="MBPP task"), start=1):
         where = f"{path}:{number}"
         if "canonical_solution" in record or "entry_point" in record:
-            problems.append(from_humaneval_record(record, where))
+            problems.append(problem_from_record(record, where))
         elif "code" in record or "test_list" in record:
             problems.append(from_mbpp_record(record, where))
         else:

@@ -14,8 +14,10 @@ from data_builders.candidates.generate import (
 )
 from data_builders.candidates.samples import read_samples
 from data_builders.errors import UserError
+from data_builders.problems.base import Problem
 
 PROMPTS = {"T/0": "def f(x):\n", "T/1": "def g():\n"}
+PROBLEMS = {task_id: Problem(task_id, prompt, "", "", None) for task_id, prompt in PROMPTS.items()}
 
 
 def test_samples_completion_and_solution(tmp_path: Path) -> None:
@@ -26,7 +28,7 @@ def test_samples_completion_and_solution(tmp_path: Path) -> None:
         {"task_id": "T/0", "completion": "    return -x\n", "extra": 1},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    grouped = read_samples(path, PROMPTS)
+    grouped = read_samples(path, PROBLEMS)
     assert [c.program for c in grouped["T/0"]] == [
         "def f(x):\n    return x\n",
         "def f(x):\n    return -x\n",
@@ -34,7 +36,7 @@ def test_samples_completion_and_solution(tmp_path: Path) -> None:
     assert [c.id for c in grouped["T/0"]] == ["T/0::samples::0", "T/0::samples::1"]
     assert grouped["T/1"][0].program == "def g():\n    return 1\n"
     assert grouped["T/1"][0].source == "samples:s.jsonl"
-    assert set(read_samples(path, PROMPTS, selected={"T/1"})) == {"T/1"}
+    assert set(read_samples(path, PROBLEMS, selected={"T/1"})) == {"T/1"}
 
 
 @pytest.mark.parametrize(
@@ -50,7 +52,7 @@ def test_bad_samples_name_file_and_line(tmp_path: Path, line: str, message: str)
     path = tmp_path / "s.jsonl"
     path.write_text(line + "\n")
     with pytest.raises(UserError) as excinfo:
-        read_samples(path, PROMPTS)
+        read_samples(path, PROBLEMS)
     assert message in str(excinfo.value) and "\n" not in str(excinfo.value)
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from data_builders.__main__ import main
+from data_builders.problems.base import compiles, join_completion, reindent
 from data_builders.problems.mbpp import load_mbpp_file
 
 
@@ -46,3 +47,20 @@ def test_build_mbpp_from_original_file(mbpp_file: Path, tmp_path: Path) -> None:
         assert task["original"] == 3 and task["reference_passes_original"]
         assert task["extended"] >= 100
     assert stats["overall"]["samples"] == 8
+
+
+def test_reindent_keeps_block_structure_per_top_level_block() -> None:
+    """MBPP style mixes: a tab-indented body, then a 2-space helper after it."""
+    code = (
+        "\tres = 0 \n\tfor e in xs: \n\t\tif e: \n\t\t\tres += h(e)\n\n\treturn res \n"
+        "def h(e):\n  if e > 1:\n    return 2 * e\n  return e\n"
+    )
+    assert reindent(code) == (
+        "    res = 0 \n    for e in xs: \n        if e: \n            res += h(e)\n\n"
+        "    return res \ndef h(e):\n    if e > 1:\n        return 2 * e\n    return e\n"
+    )
+    prompt = "def f(xs):\n    '''Sum.'''\n"
+    assert not compiles(prompt + code)
+    assert join_completion(prompt, code) == prompt + reindent(code)
+    assert join_completion(prompt, "  return (\n") == prompt + "  return (\n"  # still broken
+    assert join_completion(prompt, "    return 1\n") == prompt + "    return 1\n"  # as written

@@ -116,3 +116,43 @@ def test_missing_files_and_missing_problems_file(tmp_path: Path, capsys) -> None
     )
     assert "--max-timeouts must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "r.jsonl").exists()
+
+
+TWO_SPACE_TASK = {
+    "task_id": "MbppEval/2",
+    "prompt": "def inc(x):\n    '''\n    Add one.\n    '''\n",
+    "entry_point": "inc",
+    "canonical_solution": "  y = x + 1\n  if y > 0:\n    return y\n  return y\n",
+    "test": "def check(candidate):\n    assert inc(1) == 2\n    assert inc(-5) == -4\n",
+}
+
+
+def test_label_and_build_share_the_humaneval_shaped_loader(tmp_path: Path) -> None:
+    """A 2-space canonical solution under a 4-space docstring (the HumanEval-shaped MBPP
+    file): ``prompt + solution`` does not compile, so the loader re-indents it, and ``label``
+    joins completions through the same problem, as ``build --samples`` does."""
+    from data_builders.candidates.samples import read_samples
+    from data_builders.problems.humaneval import load_humaneval_file
+    from data_builders.problems.mbpp import load_mbpp_file
+
+    problems = _write(tmp_path / "mbpp.jsonl", [TWO_SPACE_TASK, MBPP_TASK])
+    lines = [
+        ("MbppEval/2", TWO_SPACE_TASK["canonical_solution"]),
+        ("MbppEval/2", "  return x +\n"),
+        ("MbppEval/1", "    return a + b\n"),
+    ]
+    samples = _write(tmp_path / "s.jsonl", [{"task_id": t, "completion": c} for t, c in lines])
+    out = tmp_path / "r.jsonl"
+    argv = ["label", "--problems", "mbpp", "--problems-file", str(problems)]
+    assert main([*argv, "--samples", str(samples), "--out", str(out), "--workers", "1"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["pass_ratio"] for r in rows] == [1.0, 0.0, 1.0]
+    assert rows[1]["status_counts"]["compile_error"] == 2  # broken code is not "fixed"
+    labelled = load_humaneval_file(problems)
+    built = {p.task_id: p for p in load_mbpp_file(problems)}
+    assert labelled == built  # one loader: same references, same joining rule
+    assert labelled["MbppEval/2"].reindent_completions
+    assert not labelled["MbppEval/1"].reindent_completions  # as-written tasks stay as written
+    grouped = read_samples(samples, built)
+    programs = [c.program for c in [*grouped["MbppEval/2"], *grouped["MbppEval/1"]]]
+    assert programs == [labelled[t].program(c) for t, c in lines]
