@@ -31,8 +31,21 @@ def candidate_programs(
     return part(tests[:cut]), part(tests[cut:])
 
 
+def exec_seconds(result: ProgramResult) -> float:
+    """Sum of the per-test CPU seconds the sandbox measured (``TestOutcome.time``).
+
+    CPU time of the program's own work on each test, as the per-test limit counts it: not
+    wall time, not loading the program, not sandbox start-up. A test stopped by the worker
+    from outside (a C loop past the limit, a crash, a test skipped after earlier timeouts)
+    reports 0, so this is a lower bound for such candidates. Rounded to microseconds.
+    """
+    return round(sum(outcome.time for outcome in result.outcomes), 6)
+
+
 def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dict[str, Any]:
-    """One dataset line (the contract's fields plus ``status_counts`` and ``_order``)."""
+    """One dataset line (the contract's fields plus ``status_counts``, ``exec_seconds`` and
+    ``_order``). ``exec_seconds`` is the CPU time the executor measured over the candidate's
+    tests (see :func:`exec_seconds`)."""
     n_base = len(spec.original_tests)
     base = result.outcomes[:n_base]
     return {
@@ -49,6 +62,7 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
         "n_base_tests": n_base,
         "source": candidate.source,
         "status_counts": result.status_counts,  # all seven statuses, zeros included
+        "exec_seconds": exec_seconds(result),
         "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
     }
 

@@ -25,6 +25,15 @@ def _avg(values: Iterable[float]) -> float:
     return round(mean(values), 4) if values else 0.0
 
 
+def execution_seconds(rows: Sequence[Mapping[str, Any]]) -> float | None:
+    """Total ``exec_seconds`` of the rows; None when a row lacks it (a store from a build
+    before the field existed), since a partial sum would understate the cost."""
+    times = [r.get("exec_seconds") for r in rows]
+    if not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times):
+        return None
+    return round(float(sum(times)), 3)
+
+
 def split_stats(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Mapping[str, Any]]) -> dict:
     """The paper's columns for one split."""
     gens_per_task = [sum(1 for r in rows if r["task_id"] == t["task_id"]) for t in tasks]
@@ -45,6 +54,7 @@ def split_stats(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Mapping[str, 
         "pass_at_1_base": _avg(float(r["base_passed"]) for r in rows),
         "base_passing_exposed": base_only,
         "base_passing": base_total,
+        "execution_seconds": execution_seconds(rows),
     }
 
 

@@ -31,8 +31,25 @@ FIELDS = {
     "source",
     "n_base_tests",
     "status_counts",
+    "exec_seconds",
 }
 OUTPUTS = ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json", "README.md")
+TIMING = ("exec_seconds", "execution_seconds")  # measured CPU time: differs run to run
+
+
+def _untimed(path: Path) -> object:
+    """A dataset file's content minus the measured timings (everything else must be
+    byte-for-byte the same between runs); README.md and pass_ratio.png carry no timings."""
+    if path.suffix == ".md":
+        return path.read_bytes()
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        assert all(isinstance(r["exec_seconds"], float) for r in rows)
+        return [{k: v for k, v in r.items() if k not in TIMING} for r in rows]
+    stats = json.loads(path.read_text())
+    for scope in [stats["overall"], *stats["splits"].values()]:
+        assert isinstance(scope.pop("execution_seconds"), float)
+    return stats
 
 
 def _argv(out: Path, samples: Path, cache: Path, *extra: str) -> list[str]:
@@ -100,7 +117,15 @@ def test_rows_schema_splits_and_stats(clean_build: tuple[Path, Path], samples: P
     for r in every:
         assert 0.0 <= r["pass_ratio"] <= 1.0 and r["n_tests"] >= 50 + r["n_base_tests"]
         assert r["generated"] and r["reference"] and r["nl"]
+        assert isinstance(r["exec_seconds"], float) and 0.0 <= r["exec_seconds"] < 60
+    assert sum(r["exec_seconds"] for r in every) > 0
     stats = json.loads((out / "stats.json").read_text())
+    for split, split_rows in rows.items():
+        total = sum(r["exec_seconds"] for r in split_rows)
+        assert stats["splits"][split]["execution_seconds"] == pytest.approx(total, abs=1e-3)
+    assert stats["overall"]["execution_seconds"] == pytest.approx(
+        sum(r["exec_seconds"] for r in every), abs=1e-3
+    )
     assert stats["overall"]["samples"] == len(every)
     assert sum(s["tasks"] for s in stats["splits"].values()) == MAX_PROBLEMS
     assert stats["split_ratios"] == [0.5, 0.25, 0.25]
@@ -152,7 +177,7 @@ def test_kill_and_resume_equals_uninterrupted(clean_build, samples: Path, tmp_pa
     resumed = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     for name in ("train.jsonl", "dev.jsonl", "test.jsonl", "stats.json"):
-        assert (out / name).read_bytes() == (clean / name).read_bytes(), name
+        assert _untimed(out / name) == _untimed(clean / name), name
 
 
 def test_shards_merge_into_the_single_machine_build(
@@ -170,7 +195,7 @@ def test_shards_merge_into_the_single_machine_build(
     assert main(["merge", *shards[:1], "--out", str(merged)]) == 2  # a shard is missing
     assert main(["merge", *shards, "--out", str(merged)]) == 0
     for name in OUTPUTS:
-        assert (merged / name).read_bytes() == (clean / name).read_bytes(), name
+        assert _untimed(merged / name) == _untimed(clean / name), name
 
 
 def test_generate_candidates_in_a_build_and_resume_without_the_model(
@@ -203,3 +228,51 @@ def test_splits_load_with_datasets(clean_build: tuple[Path, Path], tmp_path: Pat
         len(rows) for rows in _rows(out).values()
     )
     assert set(loaded["test"].column_names) == FIELDS
+
+
+def test_old_store_rows_without_exec_seconds_resume(
+    clean_build, samples: Path, tmp_path: Path
+) -> None:
+    """A store written before ``exec_seconds`` existed: its rows are kept as they are, new
+    rows get the field, and a split's ``execution_seconds`` is null rather than a partial sum."""
+    import shutil
+
+    clean, cache = clean_build
+    out = tmp_path / "he"
+    shutil.copytree(clean, out)
+    store = out / ".progress" / "rows.jsonl"
+    rows = [json.loads(line) for line in store.read_text().splitlines()]
+    old = [{k: v for k, v in r.items() if k != "exec_seconds"} for r in rows[: len(rows) // 2]]
+    store.write_text("".join(json.dumps(r) + "\n" for r in old))  # the rest must be relabelled
+    assert main(_argv(out, samples, cache)) == 0
+    assert _untimed_rows(out) == _untimed_rows(clean)
+    every = [r for split in _rows(out).values() for r in split]
+    old_ids = {r["id"] for r in old}
+    assert all(("exec_seconds" in r) == (r["id"] not in old_ids) for r in every)
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["overall"]["execution_seconds"] is None
+    for split, split_rows in _rows(out).items():
+        complete = all("exec_seconds" in r for r in split_rows)
+        assert (stats["splits"][split]["execution_seconds"] is not None) == complete
+
+
+def _untimed_rows(out: Path) -> dict[str, list[dict]]:
+    return {
+        split: [{k: v for k, v in r.items() if k not in TIMING} for r in rows]
+        for split, rows in _rows(out).items()
+    }
+
+
+def test_evaluation_reads_the_recorded_execution_cost(clean_build) -> None:
+    """The key names match what ``evaluate.py`` looks for (unice.evaluation.provenance)."""
+    from unice.evaluation.provenance import execution_cost
+
+    out, _ = clean_build
+    rows = _rows(out)["test"]
+    cost = execution_cost(out / "test.jsonl", "test", rows)
+    assert cost["seconds"] == pytest.approx(sum(r["exec_seconds"] for r in rows))
+    assert "exec_seconds" in cost["note"]
+    stats = json.loads((out / "stats.json").read_text())
+    cost = execution_cost(out / "test.jsonl", "test", None)
+    assert cost["seconds"] == stats["splits"]["test"]["execution_seconds"]
+    assert "execution_seconds from stats.json (this split)" in cost["note"]
