@@ -3,7 +3,8 @@
 Each shard (``build ... --num-shards K --shard-index I --out SHARD_DIR``) keeps its labelled
 rows in ``SHARD_DIR/.progress``. Merging checks that all K shards are present, complete and
 built with the same settings, then writes the same files a single-machine build writes
-(same rows, same order, same splits, same statistics).
+(same rows, same order, same splits, same statistics; only the measured ``exec_seconds``
+and ``execution_seconds`` differ from a single-machine run, as between any two runs).
 """
 
 from __future__ import annotations
