@@ -85,7 +85,7 @@ def test_wrong_huge_return_value_is_reported_not_raised(executor: Executor) -> N
     """Regression: the wrong-answer message used ``{value!r:.200}``, which raises ValueError
     for an int over 4,300 digits and took the whole run down."""
     program = Program(
-        "import sys\nsys.set_int_max_str_digits(0)\ndef f():\n    return 7 * 10**5000\n",
+        "def f():\n    return 7 * 10**5000\n",
         [CallTest([], expected=1), CallTest([], expected=7 * 10**5000)],
         entry_point="f",
     )
