@@ -35,11 +35,32 @@ _DENY_EPERM = (
 )  # fmt: skip
 
 
+def _paths_hidden_by_private_tmp() -> list[str]:
+    """Interpreter and package folders that live under ``/tmp`` (a checkout or venv there).
+
+    The private tmpfs on ``/tmp`` would hide them from the worker, which then cannot even
+    start; they are bound back read-only on top of the tmpfs.
+    """
+    import sys
+
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    candidates = {sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), package_root}
+    candidates.update(entry for entry in sys.path if entry)
+    hidden = set()
+    for path in candidates:
+        for form in (os.path.abspath(path), os.path.realpath(path)):
+            if (form == "/tmp" or form.startswith("/tmp/")) and os.path.exists(form):
+                hidden.add(form)
+    # A folder already covered by a bound parent needs no bind of its own.
+    return [p for p in sorted(hidden) if not any(p.startswith(q + "/") for q in hidden)]
+
+
 def bwrap_command() -> list[str]:
     """The bubblewrap prefix that every worker runs under."""
+    rebinds = [arg for path in _paths_hidden_by_private_tmp() for arg in ("--ro-bind", path, path)]
     return [
         "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-        "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/", "/", "--tmpfs", "/tmp", *rebinds, "--dev", "/dev", "--proc", "/proc",
         "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534", "--chdir", "/tmp", "--",
     ]  # fmt: skip
 
@@ -49,17 +70,23 @@ def bwrap_problem() -> str | None:
     """None when bubblewrap works here, else why not (probed once per process)."""
     import shutil  # imported here: workers import this module, and subprocess pulls in
     import subprocess  # threading, whose at-fork hook would slow every fork down
+    import sys
 
     if shutil.which("bwrap") is None:
         return "bwrap not found (install the Debian/Ubuntu package 'bubblewrap')"
     try:
         proc = subprocess.run(
-            [*bwrap_command(), "true"], capture_output=True, text=True, timeout=20, check=False
+            # The real interpreter, so a sandbox that cannot see it is caught here, not later.
+            [*bwrap_command(), sys.executable, "-c", "import data_builders.execution"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap failed to start ({exc})"
     if proc.returncode != 0:
-        return f"bwrap cannot create namespaces here ({proc.stderr.strip()[:200]})"
+        return f"bwrap cannot run the interpreter here ({proc.stderr.strip()[:200]})"
     return None
 
 
