@@ -12,8 +12,7 @@ import sys
 
 from data_builders.errors import UserError
 
-# module path -> subcommand(s) it registers; imported lazily so one broken builder
-# cannot break the others' help.
+# Modules that each register one subcommand.
 SUBCOMMAND_MODULES = (
     "data_builders.label",
     "data_builders.build",
@@ -28,13 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue  # subcommand not built yet
-            raise
-        module.register(subparsers)
+        importlib.import_module(module_name).register(subparsers)
     return parser
 
 

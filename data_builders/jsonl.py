@@ -80,18 +80,15 @@ def dumps(record: dict[str, Any]) -> str:
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """Write a text file so that it appears only when complete.
 
-    Writes to ``<path>.tmp`` and renames on success; on an exception the temporary file is
+    Writes to ``<stem>.tmp<suffix>`` beside it and renames on success; on an exception the temporary file is
     removed and ``path`` is left as it was.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    # The temporary name keeps the final suffix, so a ``.gz`` target is compressed too.
+    tmp = path.with_name(f"{path.stem}.tmp{path.suffix}")
     try:
-        with (
-            _open_text(tmp, "wt")
-            if path.suffix == ".gz"
-            else open(tmp, "w", encoding="utf-8") as handle
-        ):
+        with _open_text(tmp, "wt") as handle:
             yield handle
             handle.flush()
         os.replace(tmp, path)
