@@ -7,7 +7,6 @@ without surprises. Nothing here runs code.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -225,9 +224,8 @@ class ProgramResult:
         return bool(self.outcomes) and all(o.status == "pass" for o in self.outcomes)
 
     def to_dict(self) -> dict[str, Any]:
-        ratio = self.pass_ratio
         return {
-            "pass_ratio": ratio if math.isfinite(ratio) else 0.0,
+            "pass_ratio": self.pass_ratio,
             "executable": self.executable,
             "passed": self.passed,
             "n_tests": self.n_tests,
