@@ -27,7 +27,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.child import child_main, install_timeout_handler, read_stdout
+from data_builders.execution.child import child_main, install_timeout_handler
+from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.types import STATUSES
 
 if TYPE_CHECKING:
