@@ -161,7 +161,7 @@ def test_skipped_baseline_is_listed_with_reason(dataset_dir: Path, tmp_path: Pat
         (["data=DATA", "label=bleu"], "label='bleu' is unknown"),
         (
             ["data=DATA", "baselines=none", "ice_score=default"],
-            "ICE-Score failed: .*ice_score.<field>",
+            "bad ice_score option: no judge model.*ice_score.<field>",
         ),
     ],
 )
@@ -275,3 +275,58 @@ def evaluate_dict(cfg) -> dict:
     from omegaconf import OmegaConf
 
     return OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_fed_back_scores_file_never_replaces_a_column(dataset_dir: Path, tmp_path: Path) -> None:
+    """docs/evaluation.md suggests ``scores=<old scores.jsonl>``: its names repeat this run's."""
+    first, _ = run(
+        [f"data={dataset_dir}", "baselines=none", "+baselines.exact_match={}"]
+        + [f"output_dir={tmp_path / 'first'}"]
+        + FAST
+    )
+    old = tmp_path / "first" / "scores.jsonl"
+    rows = [json.loads(line) for line in old.read_text().splitlines()]
+    # the earlier run's ExactMatch, inverted, so a column swap would show in the numbers
+    flipped = [None if r["ExactMatch"] is None else 1.0 - r["ExactMatch"] for r in rows]
+    write_rows(old, [{"id": r["id"], "ExactMatch": v} for r, v in zip(rows, flipped, strict=True)])
+    report, _ = run(
+        [f"data={dataset_dir}", "baselines=none", "+baselines.exact_match={}"]
+        + [f"scores=[{old}]", f"output_dir={tmp_path / 'second'}"]
+        + FAST
+    )
+    by_name = {m["name"]: m for m in report["metrics"]}
+    assert list(by_name) == ["ExactMatch", "scores:ExactMatch"]
+    assert by_name["ExactMatch"]["corpus"] == first["metrics"][0]["corpus"]
+    fed = by_name["scores:ExactMatch"]
+    assert fed["kind"] == "external" and fed["corpus"] != by_name["ExactMatch"]["corpus"]
+    written = json.loads((tmp_path / "second" / "scores.jsonl").read_text().splitlines()[0])
+    assert set(written) == {"id", "ExactMatch", "scores:ExactMatch"}
+
+
+def test_external_names_prefixed_on_any_collision(tmp_path: Path) -> None:
+    from unice.evaluation.external import load_external_scores
+
+    ids = ["a", "b"]
+    for name, value in (("one", 0.1), ("two", 0.2), ("one:X", 0.9)):
+        write_rows(tmp_path / f"{name}.jsonl", [{"id": i, "X": value} for i in ids])
+    paths = [str(tmp_path / f"{n}.jsonl") for n in ("one", "two", "one")]
+    columns = load_external_scores(paths, ids, taken=["X", "one:X"])
+    assert [c.name for c in columns] == ["one:X#2", "two:X", "one:X#3"]
+
+
+def test_internal_type_error_of_ice_score_is_not_reported_as_an_option(
+    dataset_dir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    ice_score = pytest.importorskip("unice.ice_score")
+
+    def broken(records, config):
+        raise TypeError("unsupported operand type(s)")  # a bug inside the judge code
+
+    monkeypatch.setattr(ice_score, "score_records", broken)
+    cfg = evaluate_dict(compose_cfg([f"data={dataset_dir}", "baselines=none"] + FAST))
+    cfg["ice_score"] = {"model": "judge", "base_url": "http://127.0.0.1:9/v1"}
+    with pytest.raises(TypeError, match="unsupported operand"):
+        evaluate({**cfg, "output_dir": str(tmp_path)}, console=Console(file=io.StringIO()))
+    cfg["ice_score"] = {"modle": "judge", "base_url": "http://127.0.0.1:9/v1"}
+    with pytest.raises(EvaluationError, match="bad ice_score option.*modle"):
+        evaluate({**cfg, "output_dir": str(tmp_path)}, console=Console(file=io.StringIO()))

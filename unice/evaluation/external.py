@@ -8,7 +8,7 @@ unparsable judge answer) and is counted, never turned into 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -86,14 +86,34 @@ def load_scores_file(path: Path, ids: Sequence[str]) -> list[MetricColumn]:
     ]
 
 
+def _free_name(name: str, stem: str, taken: set[str]) -> str:
+    """``name``, or ``<stem>:name`` (then ``<stem>:name#2``...) when it is already taken."""
+    if name not in taken:
+        return name
+    candidate, n = f"{stem}:{name}", 2
+    while candidate in taken:
+        candidate, n = f"{stem}:{name}#{n}", n + 1
+    return candidate
+
+
 def load_external_scores(
-    scores: str | Sequence[str] | None, ids: Sequence[str]
+    scores: str | Sequence[str] | None, ids: Sequence[str], taken: Collection[str] = ()
 ) -> list[MetricColumn]:
-    """All columns of all scores files; a name used twice is prefixed with its file's stem."""
+    """All columns of all scores files, each under a name no other column of the run has.
+
+    Args:
+        scores: one path or a list of paths (JSONL, see the module docstring).
+        ids: the split's sample ids, in order; columns are aligned with them.
+        taken: names of the run's other columns (checkpoint formats, baselines, ICE-Score).
+            Feeding back an earlier ``scores.jsonl`` repeats those names; a repeated name is
+            prefixed with its file's stem (``scores:CodeScore (avg)``) so no column replaces
+            another in the report or in the new ``scores.jsonl``.
+    """
+    used = set(taken)
     columns: list[MetricColumn] = []
     for path in as_paths(scores):
         for column in load_scores_file(path, ids):
-            if any(c.name == column.name for c in columns):
-                column.name = f"{path.stem}:{column.name}"
+            column.name = _free_name(column.name, path.stem, used)
+            used.add(column.name)
             columns.append(column)
     return columns

@@ -11,6 +11,9 @@ from unice.evaluation.columns import MetricColumn
 from unice.evaluation.data import EvalData
 from unice.evaluation.errors import EvaluationError
 
+ICE_SCORE_NAMES = ("ICE-Score", "Ref-ICE-Score")  # column name without / with the reference
+HOW_TO_SET = "options go on the command line as ice_score.<field>=..."
+
 
 def ice_score_column(data: EvalData, options: Mapping[str, Any]) -> MetricColumn:
     """Judge every sample; unparsed/missing judgements stay ``nan`` (counted, not zeroed).
@@ -20,21 +23,21 @@ def ice_score_column(data: EvalData, options: Mapping[str, Any]) -> MetricColumn
     """
     try:
         from unice.ice_score import IceScoreConfig, IceScoreError, score_records
+        from unice.ice_score.errors import IceScoreConfigError
     except ImportError as exc:
         raise EvaluationError(
             f"ice_score is set but unice.ice_score cannot be imported ({exc}); drop ice_score= "
             "or update the checkout"
         ) from None
     try:
-        config = IceScoreConfig(**dict(options))
+        config = IceScoreConfig.from_dict(dict(options))
+    except (IceScoreConfigError, TypeError) as exc:  # unknown field, bad value, bad type
+        raise EvaluationError(f"bad ice_score option: {exc} ({HOW_TO_SET})") from None
+    try:
         run = score_records(data.rows, config)
-    except TypeError as exc:
-        raise EvaluationError(f"bad ice_score option: {exc}") from None
     except IceScoreError as exc:
-        raise EvaluationError(
-            f"ICE-Score failed: {exc} (options go on the command line as ice_score.<field>=...)"
-        ) from None
-    name = "Ref-ICE-Score" if config.with_reference else "ICE-Score"
+        raise EvaluationError(f"ICE-Score failed: {exc} ({HOW_TO_SET})") from None
+    name = ICE_SCORE_NAMES[1] if config.with_reference else ICE_SCORE_NAMES[0]
     stats = run.stats.to_dict()
     return MetricColumn(
         name=name,

@@ -23,7 +23,7 @@ from unice.evaluation.columns import MetricColumn, SkippedMetric
 from unice.evaluation.data import EvalData, load_split
 from unice.evaluation.errors import EvaluationError
 from unice.evaluation.external import load_external_scores
-from unice.evaluation.ice import ice_score_column
+from unice.evaluation.ice import ICE_SCORE_NAMES, ice_score_column
 from unice.evaluation.plots import (
     plot_correlation_bars,
     plot_exec_reliability,
@@ -80,9 +80,15 @@ def collect_columns(
                     settings=run.settings,
                 )
             )
-    columns += load_external_scores(cfg.get("scores"), data.ids)
+    taken = [column.name for column in columns]
+    if cfg.get("ice_score"):  # loaded after the (fast) files, so a bad file fails before the judge
+        taken += ICE_SCORE_NAMES
+    columns += load_external_scores(cfg.get("scores"), data.ids, taken)
     if cfg.get("ice_score"):
         columns.append(ice_score_column(data, cfg["ice_score"]))
+    names = [column.name for column in columns]
+    if len(set(names)) != len(names):  # a bug, not a user error: reports are keyed by name
+        raise RuntimeError(f"duplicate metric column names: {sorted(names)}")
     return columns, skipped
 
 
