@@ -17,12 +17,16 @@ from unice.errors import UniCEError
 
 @hydra.main(config_path="configs", config_name="train", version_base="1.3")
 def main(cfg: DictConfig) -> float | None:
-    """Run training; user errors print one line and exit 2."""
+    """Run training; user errors print one line and exit 2.
+
+    Only the project's user-error classes are caught: a ``ValueError`` from torch or
+    transformers is a bug and keeps its traceback.
+    """
     from unice.training import train
 
     try:
         metrics = train(cfg)
-    except (UniCEError, UserError, ValueError) as exc:
+    except (UniCEError, UserError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     monitor = cfg.trainer.monitor

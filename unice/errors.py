@@ -25,3 +25,16 @@ class ScoringInputError(UniCEError, ValueError):
 
 class DeviceUnavailableError(UniCEError, RuntimeError):
     """The requested device (e.g. ``cuda``) is not available on this machine."""
+
+
+class TrainingConfigError(UniCEError, ValueError):
+    """A ``trainer.*``/``logger`` option of a training run is unknown or out of range."""
+
+
+class ModelConfigError(UniCEError, ValueError):
+    """A model option (``model.*`` / ``UniCEConfig``) is unknown, out of range, or does not fit
+    the chosen backbone (e.g. its tokenizer has no padding token)."""
+
+
+class DatasetFormatError(UniCEError, ValueError):
+    """A dataset row holds a value of the wrong type or range (the message names ``file:line``)."""

@@ -14,7 +14,12 @@ from safetensors.torch import load_file
 
 import unice
 from data_builders.jsonl import read_jsonl
-from unice.errors import BackboneUnavailableError, DatasetMissingError
+from unice.errors import (
+    BackboneUnavailableError,
+    CheckpointError,
+    DatasetMissingError,
+    TrainingConfigError,
+)
 from unice.metrics import regression_metrics
 from unice.training import train
 
@@ -178,3 +183,47 @@ def test_train_py_prints_one_line_and_exits_2(fixture_data, tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("error: cannot load backbone")
     assert "Traceback" not in proc.stderr
+
+
+def _train_py(*args: str, prelude: str = "") -> subprocess.CompletedProcess:
+    """``python train.py ARGS`` in a subprocess, after running ``prelude`` (e.g. a patch)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "HYDRA_FULL_ERROR": "1"}
+    code = f"{prelude}\nimport runpy, sys\nsys.argv = ['train.py', *{list(args)!r}]\n"
+    code += "runpy.run_path('train.py', run_name='__main__')"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_train_py_missing_data_dir_is_one_line_exit_2(tmp_path):
+    proc = _train_py(
+        "+experiment=demo", f"data.dir={tmp_path / 'no-data'}", f"output_dir={tmp_path}"
+    )
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("error: dataset split") and "no-data" in line
+    assert "python -m data_builders build humaneval" in line
+
+
+def test_train_py_does_not_swallow_an_internal_value_error(tmp_path):
+    prelude = (
+        "import unice.training\n"
+        "def broken(cfg, **kwargs):\n"
+        "    raise ValueError('internal bug in a tensor op')\n"
+        "unice.training.train = broken"
+    )
+    proc = _train_py("+experiment=demo", f"output_dir={tmp_path}", prelude=prelude)
+    assert proc.returncode not in (0, 2), proc.stderr
+    assert "Traceback" in proc.stderr and "ValueError: internal bug in a tensor op" in proc.stderr
+    assert "error: internal bug" not in proc.stderr
+
+
+def test_bad_trainer_option_and_missing_resume_state_are_user_errors(
+    tiny_backbone, fixture_data, tmp_path
+):
+    overrides = tiny_overrides(tiny_backbone, fixture_data, tmp_path / "out")
+    with pytest.raises(TrainingConfigError, match="trainer.scheduler='linaer'"):
+        train(compose(["+experiment=demo", *overrides, "trainer.scheduler=linaer"]))
+    missing = tmp_path / "no-state"
+    with pytest.raises(CheckpointError, match="no saved training state.*trainer.resume=auto"):
+        train(compose(["+experiment=demo", *overrides, f"trainer.resume={missing}"]))

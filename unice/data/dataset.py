@@ -19,7 +19,7 @@ import torch
 
 from data_builders.jsonl import iter_jsonl
 from unice.data.encoding import InputEncoder
-from unice.errors import DatasetMissingError
+from unice.errors import DatasetFormatError, DatasetMissingError
 from unice.modeling.configuration import FORMATS
 
 REQUIRED_FIELDS = ("generated", "pass_ratio", "executable")
@@ -45,7 +45,7 @@ class Sample:
 def _to_sample(record: dict[str, Any], where: str) -> Sample:
     ratio = record["pass_ratio"]
     if not isinstance(ratio, (int, float)) or not 0.0 <= float(ratio) <= 1.0 or math.isnan(ratio):
-        raise ValueError(f"{where}: pass_ratio must be a number in [0, 1], got {ratio!r}")
+        raise DatasetFormatError(f"{where}: pass_ratio must be a number in [0, 1], got {ratio!r}")
     passed = record.get("passed")
     return Sample(
         id=str(record.get("id", where)),

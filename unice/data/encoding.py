@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unice.data.layout import encode_layout
+from unice.errors import ModelConfigError
 from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
 
 CODE_HEAD_FRACTION = 0.25
@@ -87,7 +88,9 @@ class Separators:
         if sep_id is None:
             sep_id = tokenizer.eos_token_id
         if cls_id is None or sep_id is None:
-            raise ValueError("the tokenizer has no CLS/BOS or SEP/EOS token to build inputs with")
+            raise ModelConfigError(
+                "the tokenizer has no CLS/BOS or SEP/EOS token to build inputs with"
+            )
         pair = tokenizer("a", "b")["input_ids"]
         n_sep = sum(1 for token in pair if token == sep_id)
         return cls((cls_id,), (sep_id,) * max(n_sep - 1, 1), (sep_id,))
@@ -113,7 +116,7 @@ class InputEncoder:
         code_truncation: str = "head_tail",
     ):
         if code_truncation not in CODE_TRUNCATIONS:
-            raise ValueError(
+            raise ModelConfigError(
                 f"code_truncation={code_truncation!r}; choose one of {', '.join(CODE_TRUNCATIONS)}"
             )
         self.code_truncation = code_truncation
@@ -123,7 +126,7 @@ class InputEncoder:
         self.layout = layout
         self.separators = Separators.from_tokenizer(tokenizer)
         if tokenizer.pad_token_id is None:
-            raise ValueError("the tokenizer has no padding token")
+            raise ModelConfigError("the tokenizer has no padding token")
         self.pad_id = int(tokenizer.pad_token_id)
 
     @classmethod

@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
+from unice.errors import ModelConfigError
+
 FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
 """Input formats: g+r (``ref``), g+n (``nl``) and g+r+n (``ref_nl``)."""
 
@@ -27,12 +29,14 @@ CODE_TRUNCATIONS: tuple[str, ...] = ("head_tail", "head", "tail")
 
 def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; choose one of {', '.join(allowed)}")
+        raise ModelConfigError(
+            f"{name}={value!r} is not allowed; choose one of {', '.join(allowed)}"
+        )
 
 
 def _check_probability(name: str, value: float) -> None:
     if not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"{name}={value!r} must be in [0, 1)")
+        raise ModelConfigError(f"{name}={value!r} must be in [0, 1)")
 
 
 class UniCEConfig(PretrainedConfig):
@@ -98,19 +102,23 @@ class UniCEConfig(PretrainedConfig):
         for fmt in self.formats:
             _check_choice("formats[]", fmt, FORMATS)
         if not self.formats:
-            raise ValueError(f"formats is empty; give at least one of {', '.join(FORMATS)}")
+            raise ModelConfigError(f"formats is empty; give at least one of {', '.join(FORMATS)}")
         for key in self.loss_weights:
             _check_choice("loss_weights key", key, OUTPUTS)
         if self.num_outputs not in (2, 3):
-            raise ValueError(f"num_outputs={self.num_outputs!r} is not allowed; choose 2 or 3")
+            raise ModelConfigError(
+                f"num_outputs={self.num_outputs!r} is not allowed; choose 2 or 3"
+            )
         if self.num_outputs == 2 and self.loss_weights.get("passed", 0.0):
-            raise ValueError("loss_weights['passed'] needs num_outputs=3 (a Passability output)")
+            raise ModelConfigError(
+                "loss_weights['passed'] needs num_outputs=3 (a Passability output)"
+            )
         if any(size <= 0 for size in self.hidden_sizes):
-            raise ValueError(f"hidden_sizes={self.hidden_sizes} must be positive integers")
+            raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")
         _check_probability("dropout", self.dropout)
         _check_probability("layer_dropout", self.layer_dropout)
         if self.max_length < 8:
-            raise ValueError(f"max_length={self.max_length} is too small; use at least 8")
+            raise ModelConfigError(f"max_length={self.max_length} is too small; use at least 8")
 
     @property
     def use_token_types(self) -> bool:
@@ -119,7 +127,7 @@ class UniCEConfig(PretrainedConfig):
             return False
         vocab = int(getattr(self.encoder, "type_vocab_size", 0) or 0)
         if self.token_types == "segments" and vocab < 2:
-            raise ValueError(
+            raise ModelConfigError(
                 f"token_types='segments' needs an encoder with type_vocab_size >= 2 (got {vocab}); "
                 "use token_types='auto' or 'none'"
             )

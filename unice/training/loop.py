@@ -24,6 +24,7 @@ from transformers import get_scheduler
 
 from unice.data.dataset import Collator, Sample, read_split
 from unice.data.encoding import InputEncoder
+from unice.errors import CheckpointError
 from unice.modeling.build import build_model
 from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
@@ -153,7 +154,10 @@ def _maybe_resume(run: _Run) -> TrainerState:
     folder = run.output_dir / "last" if resume in (True, "auto", "true") else Path(str(resume))
     if not has_training_state(folder):
         if resume not in (True, "auto", "true"):
-            raise FileNotFoundError(f"trainer.resume={resume!r}: no saved training state there")
+            raise CheckpointError(
+                f"trainer.resume={resume!r}: no saved training state there; pass the "
+                "<output_dir>/last folder of an earlier run, or trainer.resume=auto"
+            )
         return TrainerState()
     state = load_training_state(run.accelerator, folder)
     run.accelerator.print(

@@ -10,6 +10,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from unice.errors import TrainingConfigError
+
 
 class RunLogger:
     """Logs nothing; the base of :class:`WandbLogger`."""
@@ -52,4 +54,4 @@ def make_logger(cfg: Mapping[str, Any] | None, run_config: dict[str, Any]) -> Ru
             config=run_config,
             mode=cfg.get("mode"),
         )
-    raise ValueError(f"logger={name!r} is not allowed; choose one of none, wandb")
+    raise TrainingConfigError(f"logger={name!r} is not allowed; choose one of none, wandb")

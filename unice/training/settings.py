@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from unice.errors import TrainingConfigError
+
 MODEL_FIELDS = (
     "hidden_sizes",
     "activation",
@@ -68,13 +70,15 @@ class TrainerSettings:
         allowed = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - allowed)
         if unknown:
-            raise ValueError(f"unknown trainer option(s) {unknown}; allowed: {sorted(allowed)}")
+            raise TrainingConfigError(
+                f"unknown trainer option(s) {unknown}; allowed: {sorted(allowed)}"
+            )
         settings = cls(**data)
         settings.validate()
         return settings
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming allowed values for bad choices."""
+        """Raise :class:`TrainingConfigError` naming allowed values for bad choices."""
         choices = {
             "accelerator": ("auto", "cpu", "gpu"),
             "precision": ("no", "fp16", "bf16"),
@@ -83,16 +87,16 @@ class TrainerSettings:
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
-                raise ValueError(
+                raise TrainingConfigError(
                     f"trainer.{name}={getattr(self, name)!r}; choose one of {', '.join(allowed)}"
                 )
         if self.monitor not in MONITORS:
-            raise ValueError(
+            raise TrainingConfigError(
                 f"trainer.monitor={self.monitor!r}; choose one of {', '.join(MONITORS)}"
             )
         if self.batch_size < 1 or self.grad_accum < 1 or self.epochs < 1:
-            raise ValueError(
+            raise TrainingConfigError(
                 "trainer.batch_size, trainer.grad_accum and trainer.epochs must be >= 1"
             )
         if not 0.0 <= self.warmup_ratio < 1.0:
-            raise ValueError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")
+            raise TrainingConfigError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")
