@@ -93,6 +93,12 @@ def write_rows(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """The ICE-Score reply cache is on by default: keep it out of ~/.cache and per test."""
+    monkeypatch.setenv("UNICE_CACHE_DIR", str(tmp_path_factory.mktemp("unice-cache")))
+
+
 @pytest.fixture
 def dataset_dir(tmp_path: Path) -> Path:
     """A dataset folder with test.jsonl and a stats.json recording execution time."""

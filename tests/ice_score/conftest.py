@@ -116,6 +116,12 @@ def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """The ICE-Score reply cache is on by default: keep it out of ~/.cache and per test."""
+    monkeypatch.setenv("UNICE_CACHE_DIR", str(tmp_path_factory.mktemp("unice-cache")))
+
+
 @pytest.fixture
 def server() -> Iterator[FakeOpenAIServer]:
     """A fresh fake server per test (own counters), shut down afterwards."""

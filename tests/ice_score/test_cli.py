@@ -66,6 +66,41 @@ def test_cli_partial_failures_exit_1_and_say_how_many(server, make_records, tmp_
     assert "warning: 2 of 2 records missing" in capsys.readouterr().err
 
 
+def _asked(server, model: str) -> int:
+    return sum(1 for r in server.requests if r["body"]["model"] == model)
+
+
+def test_cli_caches_by_default_so_a_rerun_asks_only_the_missing(
+    server, make_records, tmp_path, capsys, monkeypatch
+):
+    cache_root = tmp_path / "cache-root"
+    monkeypatch.setenv("UNICE_CACHE_DIR", str(cache_root))
+    _write(tmp_path / "in.jsonl", make_records(["<<a>>", "<<b>>"]))
+    argv = _args(server.url, tmp_path, "--timeout", "0.5")
+    first = argv.copy()
+    first[first.index("judge")] = "down"  # the server fails every request of the first run
+    assert main(first) == 1
+    err = capsys.readouterr().err
+    assert f"finished replies are cached in {cache_root / 'ice_score'}: rerun the same" in err
+    assert main(argv) == 0  # the judge is back; its replies go to the default cache
+    assert _asked(server, "judge") == 2
+    assert len(list((cache_root / "ice_score").rglob("*.json"))) == 2
+    assert main(argv) == 0  # the rerun costs no request
+    assert _asked(server, "judge") == 2
+    assert "0 requests (0 retries), 2 cache hits" in capsys.readouterr().err
+    assert main([*argv, "--no-cache"]) == 0
+    assert _asked(server, "judge") == 4
+    assert "2 requests" in capsys.readouterr().err
+
+
+def test_cli_no_cache_says_a_rerun_asks_again(server, make_records, tmp_path, capsys):
+    _write(tmp_path / "in.jsonl", make_records(["<<a>>"]))
+    argv = _args(server.url, tmp_path, "--timeout", "0.5", "--no-cache")
+    argv[argv.index("judge")] = "down"
+    assert main(argv) == 1
+    assert "--no-cache was given, so a rerun asks every prompt again" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [

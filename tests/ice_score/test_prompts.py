@@ -111,3 +111,20 @@ def test_default_yaml_mirrors_the_dataclass():
     assert {k: v for k, v in data.items() if k not in ("model", "base_url")} == {
         k: v for k, v in fields.items() if k not in ("model", "base_url")
     }
+
+
+def test_reply_cache_is_on_by_default_and_can_be_turned_off(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    config = IceScoreConfig(model="m", base_url="u")
+    monkeypatch.setenv("UNICE_CACHE_DIR", str(tmp_path / "u"))
+    assert config.cache_dir == "auto" and config.cache_path == tmp_path / "u" / "ice_score"
+    monkeypatch.delenv("UNICE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert config.cache_path == tmp_path / "x" / "unice" / "ice_score"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert config.cache_path == tmp_path / "h" / ".cache" / "unice" / "ice_score"
+    assert IceScoreConfig(model="m", base_url="u", cache_dir="here").cache_path == Path("here")
+    for off in (None, ""):
+        assert IceScoreConfig(model="m", base_url="u", cache_dir=off).cache_path is None

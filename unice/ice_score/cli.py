@@ -13,7 +13,13 @@ from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl, write_jsonl
-from unice.ice_score.config import ASPECTS, BACKENDS, PARSERS, IceScoreConfig
+from unice.ice_score.config import (
+    ASPECTS,
+    BACKENDS,
+    PARSERS,
+    IceScoreConfig,
+    resolve_cache_dir,
+)
 from unice.ice_score.errors import BackendError, IceScoreError
 from unice.ice_score.runner import IceScoreRun, score_records
 
@@ -49,7 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
     add("--message-role", choices=("user", "system"), default=_default("message_role"))
     add("--input", required=True, help="JSONL with nl, generated (or completion), [reference]")
     add("--output", required=True, help="JSONL to write")
-    add("--cache", dest="cache_dir", help="reply cache folder (reruns cost nothing)")
+    add(
+        "--cache",
+        dest="cache_dir",
+        default=_default("cache_dir"),
+        metavar="DIR",
+        help="reply cache folder; a rerun asks only for what is missing ('auto': "
+        "$UNICE_CACHE_DIR/ice_score or ~/.cache/unice/ice_score)",
+    )
+    add(
+        "--no-cache",
+        dest="cache_dir",
+        action="store_const",
+        const=None,
+        help="neither read nor write the reply cache (every rerun asks every prompt again)",
+    )
     add(
         "--concurrency",
         type=int,
@@ -82,6 +102,13 @@ def _write(path: str, records: list[dict], run: IceScoreRun) -> None:
     print(f"wrote {path}: {run.stats.summary()}", file=sys.stderr)
 
 
+def _rerun_hint(args: argparse.Namespace) -> str:
+    folder = resolve_cache_dir(args.cache_dir)
+    if folder is None:
+        return "--no-cache was given, so a rerun asks every prompt again"
+    return f"finished replies are cached in {folder}: rerun the same command to ask only the rest"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -104,14 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(
-            "interrupted: finished replies are cached; rerun with the same --cache", file=sys.stderr
-        )
+        print(f"interrupted: {_rerun_hint(args)}", file=sys.stderr)
         return 130
     if run.stats.missing:
         print(
             f"warning: {run.stats.missing} of {run.stats.records} records missing (see "
-            "ice_score_error in the output); rerun the same command to retry only those",
+            f"ice_score_error in the output); {_rerun_hint(args)}",
             file=sys.stderr,
         )
         return 1

@@ -8,7 +8,9 @@ defaults.
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from unice.ice_score.errors import IceScoreConfigError
@@ -16,6 +18,28 @@ from unice.ice_score.errors import IceScoreConfigError
 ASPECTS = ("usefulness", "functional_correctness")
 PARSERS = ("robust", "paper")
 BACKENDS = ("openai", "transformers")
+AUTO_CACHE = "auto"
+
+
+def default_cache_dir() -> Path:
+    """``$UNICE_CACHE_DIR/ice_score``, else ``$XDG_CACHE_HOME/unice/ice_score``, else
+    ``~/.cache/unice/ice_score`` (the same roots as the dataset builders' extension cache).
+
+    Read at call time, not import time, so an environment change (or a test's monkeypatch)
+    takes effect.
+    """
+    if os.environ.get("UNICE_CACHE_DIR"):
+        return Path(os.environ["UNICE_CACHE_DIR"]) / "ice_score"
+    root = os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    return base / "unice" / "ice_score"
+
+
+def resolve_cache_dir(cache_dir: str | None) -> Path | None:
+    """``"auto"`` -> :func:`default_cache_dir`; ``None``/``""`` -> ``None`` (no cache)."""
+    if not cache_dir:
+        return None
+    return default_cache_dir() if cache_dir == AUTO_CACHE else Path(cache_dir)
 
 
 @dataclass
@@ -34,7 +58,10 @@ class IceScoreConfig:
         template: name of a built-in prompt template, or path to a YAML/JSON template file.
         message_role: chat role of the single prompt message (the paper's release used
             ``"system"``; ``"user"`` works with every chat template).
-        cache_dir: on-disk reply cache; ``None`` disables caching.
+        cache_dir: on-disk reply cache, so a rerun asks only for what is missing. ``"auto"``
+            (default) is :func:`default_cache_dir`; ``None`` (or ``""``) disables caching.
+            Keys hold backend, model, prompt and generation parameters, so one folder can be
+            shared by every judge and dataset.
         concurrency: requests in flight at once (``openai``); batch size (``transformers``).
         timeout: seconds per HTTP request.
         max_retries: extra attempts after a 429/5xx/connection error/timeout.
@@ -58,7 +85,7 @@ class IceScoreConfig:
     parser: str = "robust"
     template: str = "ice_score"
     message_role: str = "user"
-    cache_dir: str | None = None
+    cache_dir: str | None = AUTO_CACHE
     concurrency: int = 8
     timeout: float = 60.0
     max_retries: int = 4
@@ -73,6 +100,11 @@ class IceScoreConfig:
 
     def __post_init__(self) -> None:
         self.validate()
+
+    @property
+    def cache_path(self) -> Path | None:
+        """The reply cache folder actually used (``"auto"`` resolved), ``None`` when disabled."""
+        return resolve_cache_dir(self.cache_dir)
 
     @property
     def reply_tokens(self) -> int:

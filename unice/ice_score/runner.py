@@ -204,7 +204,7 @@ def score_records(
     started = time.perf_counter()
     chats = build_messages(records, config)
     backend = backend or make_backend(config)
-    cache = ReplyCache(config.cache_dir) if config.cache_dir else None
+    cache = ReplyCache(config.cache_path) if config.cache_path else None
     keys = [request_key(backend.name, backend.model, chat, backend.params()) for chat in chats]
     run = IceScoreRun(config=config, replies=[None] * len(records), errors=[None] * len(records))
     collect = _Collector(run, keys, cache, backend)
@@ -229,7 +229,7 @@ def score_records(
         return run
     run.error = f"{fatal}; {run.stats.missing} of {run.stats.records} records missing"
     if cache is not None:
-        run.error += f" (finished replies are cached in {config.cache_dir}: rerun to resume)"
+        run.error += f" (finished replies are cached in {config.cache_path}: rerun to resume)"
     if not raise_on_error:
         return run
     error = type(fatal)(run.error)
