@@ -227,3 +227,41 @@ def test_bad_trainer_option_and_missing_resume_state_are_user_errors(
     missing = tmp_path / "no-state"
     with pytest.raises(CheckpointError, match="no saved training state.*trainer.resume=auto"):
         train(compose(["+experiment=demo", *overrides, f"trainer.resume={missing}"]))
+
+
+@pytest.mark.parametrize(
+    ("monitor", "mode", "best_is"),
+    [
+        ("mae", None, "min"),
+        ("mae", "auto", "min"),
+        ("spearman", None, "max"),
+        ("mae", "max", "max"),
+    ],
+)
+def test_monitor_mode_defaults_from_the_monitor(monitor, mode, best_is):
+    from unice.training.settings import TrainerSettings
+
+    settings = TrainerSettings.from_config({"monitor": monitor, "monitor_mode": mode})
+    assert settings.best_is == best_is
+
+
+def test_monitor_mae_keeps_the_lowest_error_epoch(tiny_backbone, fixture_data, tmp_path):
+    overrides = tiny_overrides(
+        tiny_backbone,
+        fixture_data,
+        tmp_path / "out",
+        **{
+            "trainer.monitor": "mae",  # no monitor_mode: the config default must not mean max
+            "trainer.epochs": 4,
+            "trainer.patience": "null",
+            "trainer.lr_encoder": 1e-3,
+            "trainer.lr_head": 1e-3,
+            "trainer.save_every_steps": "null",
+        },
+    )
+    metrics = train(compose(["+experiment=demo", *overrides]))
+    state = json.loads((tmp_path / "out" / "last" / "trainer_state.json").read_text())
+    maes = [entry["mae"] for entry in state["history"]]
+    assert len(maes) == 4 and len(set(maes)) > 1, maes  # otherwise min and max agree
+    assert metrics["best/mae"] == pytest.approx(min(maes))
+    assert metrics["best_epoch"] == state["history"][maes.index(min(maes))]["epoch"]

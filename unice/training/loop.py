@@ -273,9 +273,7 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
         metrics = _evaluate(run) if run.dev_samples else {}
         value = metrics.get(run.settings.monitor)
         improved = (
-            not metrics
-            or state.best_epoch is None
-            or state.improved(value, run.settings.monitor_mode)
+            not metrics or state.best_epoch is None or state.improved(value, run.settings.best_is)
         )
         if improved:
             state.best_metric, state.best_epoch, state.bad_epochs = value, state.epoch, 0

@@ -32,6 +32,8 @@ MONITORS = (
     "spearman_nl",
     "spearman_ref_nl",
 )
+LOWER_IS_BETTER = frozenset({"mae"})
+"""Monitors where a smaller value is better; every other monitor is a correlation/accuracy."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class TrainerSettings:
     frozen_epochs: int = 0
     grad_clip: float | None = 1.0
     monitor: str = "spearman"
-    monitor_mode: str = "max"
+    monitor_mode: str | None = None
     patience: int | None = 3
     resume: str | bool = "auto"
     save_every_steps: int | None = 200
@@ -77,18 +79,26 @@ class TrainerSettings:
         settings.validate()
         return settings
 
+    @property
+    def best_is(self) -> str:
+        """``"min"`` or ``"max"``: ``monitor_mode`` when given, else from the monitor (min for
+        ``mae``, max otherwise), so ``trainer.monitor=mae`` alone keeps the lowest-error model."""
+        if self.monitor_mode in ("max", "min"):
+            return self.monitor_mode
+        return "min" if self.monitor in LOWER_IS_BETTER else "max"
+
     def validate(self) -> None:
         """Raise :class:`TrainingConfigError` naming allowed values for bad choices."""
         choices = {
             "accelerator": ("auto", "cpu", "gpu"),
             "precision": ("no", "fp16", "bf16"),
-            "monitor_mode": ("max", "min"),
+            "monitor_mode": (None, "auto", "max", "min"),
             "scheduler": ("linear", "cosine", "constant", "constant_with_warmup"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise TrainingConfigError(
-                    f"trainer.{name}={getattr(self, name)!r}; choose one of {', '.join(allowed)}"
+                    f"trainer.{name}={getattr(self, name)!r}; choose one of {_choices(allowed)}"
                 )
         if self.monitor not in MONITORS:
             raise TrainingConfigError(
@@ -100,3 +110,7 @@ class TrainerSettings:
             )
         if not 0.0 <= self.warmup_ratio < 1.0:
             raise TrainingConfigError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")
+
+
+def _choices(allowed: tuple[str | None, ...]) -> str:
+    return ", ".join("null" if value is None else value for value in allowed)
