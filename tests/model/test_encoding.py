@@ -6,6 +6,7 @@ import pytest
 
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder, Separators, fair_budgets
+from unice.modeling.configuration import FORMATS
 
 
 def _encoder(tokenizer, max_length=128, types=True):
@@ -102,6 +103,40 @@ def test_collator_concatenates_formats_with_tags(tiny_tokenizer):
     assert (
         batch["input_ids"].shape == batch["attention_mask"].shape == batch["token_type_ids"].shape
     )
+
+
+@pytest.mark.parametrize("types", [True, False])
+def test_collator_rows_are_the_per_format_encodings_padded_together(tiny_tokenizer, types):
+    samples = [
+        Sample("a", "def f(x):\n    return x + 1", "def f(x):\n    return x+1", "add 1", 1.0, True, True),
+        Sample("b", "x = 2", "", "set x to two, please", 0.0, True, False),
+        Sample("c", "y", "y = 3 * 4 + 5", None, 0.5, True, False),
+    ]  # fmt: skip
+    encoder = _encoder(tiny_tokenizer, types=types)
+    batch = Collator(encoder)(samples)
+    per_format = encoder.encode_formats(
+        [s.generated for s in samples], [s.reference for s in samples], [s.nl for s in samples]
+    )
+    width = batch["input_ids"].shape[1]
+    row = 0
+    for fmt, (index, padded) in per_format.items():
+        for position, sample in enumerate(index):
+            length = sum(padded["attention_mask"][position])
+            assert batch["format_ids"][row] == FORMATS.index(fmt)
+            assert batch["sample_index"][row] == sample
+            assert (
+                batch["input_ids"][row, :length].tolist() == padded["input_ids"][position][:length]
+            )
+            assert batch["attention_mask"][row].tolist() == [1] * length + [0] * (width - length)
+            assert set(batch["input_ids"][row, length:].tolist()) <= {encoder.pad_id}
+            if types:
+                assert (
+                    batch["token_type_ids"][row, :length].tolist()
+                    == (padded["token_type_ids"][position][:length])
+                )
+            row += 1
+    assert row == batch["input_ids"].shape[0] == 5  # ref: a, c; nl: a, b; ref_nl: a
+    assert ("token_type_ids" in batch) == types
 
 
 @pytest.mark.parametrize(

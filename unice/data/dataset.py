@@ -105,7 +105,7 @@ class Collator:
         self.formats = [fmt for fmt in FORMATS if fmt in formats]
 
     def __call__(self, samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
-        encoded = self.encoder.encode_formats(
+        joined = self.encoder.join_formats(
             [s.generated for s in samples],
             [s.reference for s in samples],
             [s.nl for s in samples],
@@ -114,13 +114,10 @@ class Collator:
         rows: list[tuple[list[int], list[int]]] = []
         format_ids: list[int] = []
         sample_index: list[int] = []
-        for fmt, (index, batch) in encoded.items():
-            for position, sample in enumerate(index):
-                length = sum(batch["attention_mask"][position])
-                types = batch.get("token_type_ids", batch["input_ids"])[position][:length]
-                rows.append((batch["input_ids"][position][:length], list(types)))
-                format_ids.append(FORMATS.index(fmt))
-                sample_index.append(sample)
+        for fmt, (index, format_rows) in joined.items():  # padded once, over all formats
+            rows += format_rows
+            format_ids += [FORMATS.index(fmt)] * len(index)
+            sample_index += index
         padded = self.encoder.pad(rows)
         out = {key: torch.tensor(value, dtype=torch.long) for key, value in padded.items()}
         out["format_ids"] = torch.tensor(format_ids, dtype=torch.long)

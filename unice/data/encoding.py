@@ -191,13 +191,25 @@ class InputEncoder:
         nls: Sequence[str | None],
         formats: Sequence[str] = FORMATS,
     ) -> dict[str, tuple[list[int], dict[str, list[list[int]]]]]:
-        """Encode a batch in every format its samples have.
+        """Encode a batch in every format its samples have, each format padded on its own.
 
         Returns:
             ``{format: (sample_indices, padded_batch)}`` for each format with at least one
             sample; a sample is in ``ref`` iff it has a non-empty reference, in ``nl`` iff it
             has a non-empty NL and in ``ref_nl`` iff it has both.
         """
+        joined = self.join_formats(generated, references, nls, formats)
+        return {fmt: (index, self.pad(rows)) for fmt, (index, rows) in joined.items()}
+
+    def join_formats(
+        self,
+        generated: Sequence[str],
+        references: Sequence[str | None],
+        nls: Sequence[str | None],
+        formats: Sequence[str] = FORMATS,
+    ) -> dict[str, tuple[list[int], list[tuple[list[int], list[int]]]]]:
+        """Like :meth:`encode_formats` but unpadded: ``{format: (sample_indices, rows)}`` with
+        rows of ``(input_ids, token_types)``, for callers that pad several formats together."""
         has = {
             "generated": [True] * len(generated),
             "reference": [bool(r and r.strip()) for r in references],
@@ -208,15 +220,17 @@ class InputEncoder:
             "reference": self._tokenize_present(references, has["reference"]),
             "nl": self._tokenize_present(nls, has["nl"]),
         }
-        encoded = {}
+        joined = {}
         for fmt in formats:
             parts = FORMAT_SEGMENTS[fmt]
             index = [i for i in range(len(generated)) if all(has[p][i] for p in parts)]
             if index:
                 is_code = [p != "nl" for p in parts]
-                rows = [self.join([tokens[p][i] for p in parts], is_code) for i in index]
-                encoded[fmt] = (index, self.pad(rows))
-        return encoded
+                joined[fmt] = (
+                    index,
+                    [self.join([tokens[p][i] for p in parts], is_code) for i in index],
+                )
+        return joined
 
     def _tokenize_present(self, texts: Sequence[str | None], present: list[bool]) -> list:
         ids = self.tokenize([t for t, ok in zip(texts, present, strict=True) if ok])

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+import unice
+from unice.errors import UniCEError
 from unice.evaluation.columns import MetricColumn
 from unice.evaluation.data import EvalData
 from unice.evaluation.errors import EvaluationError
@@ -40,11 +42,6 @@ def score_checkpoint(
     Raises:
         EvaluationError: the checkpoint is missing/incomplete or the samples cannot be scored.
     """
-    try:
-        import unice
-        from unice.errors import UniCEError
-    except ImportError as exc:  # pragma: no cover - the model package is part of this repo
-        raise EvaluationError(f"the unice model package cannot be imported ({exc})") from None
     start = time.perf_counter()
     try:
         model = unice.load_model(ckpt_path, device=device)

@@ -19,16 +19,12 @@ def ice_score_column(data: EvalData, options: Mapping[str, Any]) -> MetricColumn
     """Judge every sample; unparsed/missing judgements stay ``nan`` (counted, not zeroed).
 
     Raises:
-        EvaluationError: the ICE-Score module is missing, misconfigured or its server fails.
+        EvaluationError: the ICE-Score options are invalid or the judge fails.
     """
-    try:
-        from unice.ice_score import IceScoreConfig, IceScoreError, score_records
-        from unice.ice_score.errors import IceScoreConfigError
-    except ImportError as exc:
-        raise EvaluationError(
-            f"ice_score is set but unice.ice_score cannot be imported ({exc}); drop ice_score= "
-            "or update the checkout"
-        ) from None
+    # imported here: only runs with ice_score= pay for the judge's HTTP/transformers stack
+    from unice.ice_score import IceScoreConfig, IceScoreError, score_records
+    from unice.ice_score.errors import IceScoreConfigError
+
     try:
         config = IceScoreConfig.from_dict(dict(options))
     except (IceScoreConfigError, TypeError) as exc:  # unknown field, bad value, bad type

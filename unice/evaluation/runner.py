@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 from data_builders.jsonl import write_jsonl
@@ -34,10 +35,6 @@ from unice.evaluation.report import print_tables, to_jsonable, write_report
 
 
 def _to_dict(cfg: Any) -> dict[str, Any]:
-    try:
-        from omegaconf import DictConfig, OmegaConf
-    except ImportError:  # pragma: no cover - hydra-core is a dependency
-        return dict(cfg)
     if isinstance(cfg, DictConfig):
         return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
     return dict(cfg)
