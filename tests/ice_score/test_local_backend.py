@@ -31,22 +31,26 @@ def _tokenizer() -> PreTrainedTokenizerFast:
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=EOS)
 
 
-@pytest.fixture(scope="module")
-def tiny_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A saved 2-layer GPT-2 (hidden 32) whose greedy reply is always the token "3"."""
-    torch.manual_seed(0)
-    tokenizer = _tokenizer()
+def _gpt2(tokenizer: PreTrainedTokenizerFast, **extra) -> GPT2LMHeadModel:
+    """A 2-layer GPT-2 (hidden 32) over ``tokenizer``'s vocabulary; ``extra`` config fields."""
     config = GPT2Config(
         vocab_size=len(tokenizer),
         n_positions=2048,
         n_embd=32,
         n_layer=2,
         n_head=2,
-        tie_word_embeddings=False,
         eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
+        **extra,
     )
-    model = GPT2LMHeadModel(config)
+    return GPT2LMHeadModel(config)
+
+
+@pytest.fixture(scope="module")
+def tiny_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A saved 2-layer GPT-2 (hidden 32) whose greedy reply is always the token "3"."""
+    torch.manual_seed(0)
+    tokenizer = _tokenizer()
+    model = _gpt2(tokenizer, tie_word_embeddings=False, pad_token_id=tokenizer.pad_token_id)
     three = tokenizer.convert_tokens_to_ids("3")
     with torch.no_grad():  # hidden state := ones, logits := 32 for "3", 0 elsewhere
         model.transformer.ln_f.weight.zero_()
@@ -64,18 +68,13 @@ def random_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same tiny GPT-2, left random: replies are gibberish, but deterministic."""
     torch.manual_seed(1)
     tokenizer = _tokenizer()
-    config = GPT2Config(
-        vocab_size=len(tokenizer),
-        n_positions=2048,
-        n_embd=32,
-        n_layer=2,
-        n_head=2,
+    model = _gpt2(
+        tokenizer,
         initializer_range=0.5,  # large weights: varied greedy tokens, not one repeated token
-        eos_token_id=tokenizer.eos_token_id,
         bos_token_id=tokenizer.eos_token_id,
     )
     path = tmp_path_factory.mktemp("random-judge")
-    GPT2LMHeadModel(config).save_pretrained(path)
+    model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
 
