@@ -1,9 +1,11 @@
 """Evaluate a CodeScore checkpoint and the baselines against execution labels.
 
-    python evaluate.py ckpt_path=runs/demo/checkpoint data=data/he-eval split=test
+    python evaluate.py ckpt_path=runs/demo/best data=data/he-eval split=test
     python evaluate.py data=data/he-eval baselines=fast scores=[ice.jsonl]
 
-Configuration: configs/evaluate.yaml; logic: :func:`unice.evaluation.evaluate`.
+``ckpt_path`` is the ``<output_dir>/best`` folder that ``train.py`` exports (e.g.
+``runs/demo/best`` for ``make demo``). Configuration: configs/evaluate.yaml; logic:
+:func:`unice.evaluation.evaluate`.
 """
 
 from __future__ import annotations

@@ -60,8 +60,10 @@ class UniCEPreTrainedModel(PreTrainedModel):
 class UniCEModel(UniCEPreTrainedModel):
     """CodeScore estimator trained with UniCE.
 
-    One forward pass scores one input format (g+r, g+n or g+r+n) of a batch; the training
-    loop runs the formats a batch has and sums their losses (see ``unice.modeling.loss``).
+    Each row of a forward pass is one sample in one input format (g+r, g+n or g+r+n); the model
+    does not need to know which. Training sends every format row of a batch through one forward
+    (``unice.data.dataset.Collator`` pads them together) and sums the per-format losses
+    (``unice.modeling.loss``); ``unice.scoring`` runs one forward per format present.
     """
 
     def __init__(self, config: UniCEConfig):
@@ -87,7 +89,7 @@ class UniCEModel(UniCEPreTrainedModel):
         labels: torch.Tensor | None = None,
         **_: Any,
     ) -> UniCEOutput:
-        """Score a batch of one format.
+        """Score a batch of rows (any mix of input formats).
 
         Args:
             input_ids: ``(batch, seq)`` token ids.
