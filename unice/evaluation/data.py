@@ -112,8 +112,8 @@ def load_split(data: str | Path | None, split: str = "test", limit: int | None =
             if missing:
                 raise EvaluationError(
                     f"{path}:{line}: sample has no execution labels ({', '.join(missing)}); "
-                    "evaluate a labelled split built by `python -m data_builders build` or label "
-                    "it with `unice-label`"
+                    "evaluate a labelled split built by `python -m data_builders build ... --samples "
+                    "FILE --out DIR`"
                 )
             _check_labels(path, line, row)
             rows.append(row)
