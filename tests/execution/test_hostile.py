@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest
+from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest, process
 from data_builders.execution.process import scratch_parent
 
 MARKER = "unice-hostile-marker"
@@ -134,28 +134,91 @@ def _worker_processes() -> int:
     return len(set(processes_with("data_builders.execution.worker")) & ours)
 
 
+def _program_processes() -> set[int]:
+    """Our executor processes that are not workers themselves: programs' children, or
+    anything they forked. The worker reaps a child just after answering, so a caller polls."""
+    found = set(processes_with("data_builders.execution.worker")) & _descendants(os.getpid())
+    pythons = {pid for pid in found if not _argv0(pid).endswith("bwrap")}  # not its wrapper
+    return {pid for pid in pythons if _parent(pid) in pythons}
+
+
+def _argv0(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")[0].decode()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+LISTER = Program(
+    GOOD + "import os\ndef g():\n    return sorted(os.listdir('.'))\n",
+    [CallTest([1], 2), CallTest([], ["stderr", "stdout"])],
+    entry_point="f",
+)
+LEFTOVER = "open('unice-leftover', 'w').close()\n"  # so an unwiped scratch dir shows
+
+
 def _check_contained(executor: Executor, source: str, allowed: set[str], tests=ONE) -> None:
+    deadline = time.monotonic() + 5  # the previous program's child may still be reaped
+    while _program_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
     before = _worker_processes()
     started = time.monotonic()
-    result = executor.run(Program(source, tests, entry_point="f"))
+    result = executor.run(Program(LEFTOVER + source, tests, entry_point="f"))
     elapsed = time.monotonic() - started
     assert {o.status for o in result.outcomes} <= allowed, result.outcomes
     assert elapsed < 20, f"took {elapsed:.1f}s"
     assert processes_with(MARKER) == []
-    # no stray child: same number of worker-side processes as before
+    # no stray process: every program child is gone, and no worker was lost or added
     deadline = time.monotonic() + 5
-    while _worker_processes() != before and time.monotonic() < deadline:
+    while _program_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert _program_processes() == set()
     assert _worker_processes() == before
-    # the pool still works and the worker's scratch dir was wiped
-    after = executor.run(
-        Program(
-            GOOD + "import os\ndef g():\n    return sorted(os.listdir('.'))\n",
-            [CallTest([1], 2), CallTest([])],
-            entry_point="f",
-        )
+    _check_pool_and_scratch(executor)
+
+
+def _check_pool_and_scratch(executor: Executor) -> None:
+    """Every worker (the hostile program's among them) still runs programs, and its scratch
+    dir holds only the new child's own stdout/stderr files."""
+    for _ in range(executor.n_workers):  # idle workers are handed out in turn
+        good = executor.run(LISTER)
+        listing = executor.run(Program(LISTER.source, [CallTest([])], entry_point="g"))
+        assert good.outcomes[0].status == "pass", good.outcomes
+        assert listing.outcomes[0].output == ["stderr", "stdout"], listing.outcomes
+
+
+def test_scratch_check_fails_when_wiping_is_disabled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check above can fail: with a worker that never wipes, the leftover file shows."""
+    # The worker runs as __main__, so its Worker class cannot be patched from outside:
+    # instead its scan of the scratch dir (Worker.wipe_scratch) is made to find nothing.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os\n"
+        "_scandir = os.scandir\n"
+        "def _no_scratch(path='.'):\n"
+        "    return iter(()) if 'unice-exec-' in str(path) else _scandir(path)\n"
+        "os.scandir = _no_scratch\n"
     )
-    assert after.outcomes[0].status == "pass"
+    environment = process._environment
+
+    def patched(scratch: str) -> dict[str, str]:
+        env = environment(scratch)
+        env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{env['PYTHONPATH']}"
+        return env
+
+    monkeypatch.setattr(process, "_environment", patched)
+    with Executor(workers=1, limits=ExecutionLimits(timeout=1.0), isolation="rlimits") as ex:
+        ex.run(Program(LEFTOVER + GOOD, ONE, entry_point="f"))
+        with pytest.raises(AssertionError, match="unice-leftover"):
+            _check_pool_and_scratch(ex)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
