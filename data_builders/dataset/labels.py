@@ -79,10 +79,14 @@ def label(
     Why two passes: a program that loops forever costs the full time limit on *every*
     test (100+ of them). So each candidate first runs the original tests plus a few new
     ones; only if one of those timed out do the remaining tests run under the much shorter
-    ``timeouts.after_timeout`` limit. Programs that never time out get exactly the same
-    verdicts as in one pass; PassRatio stays per-test exact for everything else too, except
-    that a test needing more than ``after_timeout`` CPU seconds counts as a timeout in a
-    program that has already timed out (it is non-executable either way).
+    ``timeouts.after_timeout`` limit. The two parts load the program separately (two
+    fresh processes), so a program whose results depend on state kept across tests (a
+    module-level cache or counter, a mutated default argument) can get a different
+    PassRatio than one pass over all tests would give. For programs without such state,
+    those that never time out get the same verdicts as in one pass, and PassRatio stays
+    per-test exact for the others too, except that a test needing more than
+    ``after_timeout`` CPU seconds counts as a timeout in a program that has already timed
+    out (it is non-executable either way).
     """
     parts = [
         candidate_programs(c, specs[c.task_id], suites[c.task_id], timeouts) for c in candidates
