@@ -8,11 +8,14 @@ and stdin tests it reports the return value / stdout and the host compares.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import ctypes
+import functools
 import json
 import math
 import os
+import random
 import resource
 import signal
 import sys
@@ -27,6 +30,9 @@ try:
     _LIBC: Any = ctypes.CDLL(None, use_errno=True)  # loaded once in the worker, not per child
 except OSError:  # pragma: no cover - no dynamic libc
     _LIBC = None
+REPLAY_SEED = 20240601
+"""``random`` is seeded with this before every assertion test, here and in the worker's replay
+(:mod:`.replay`), so tests that draw random inputs make the same calls in both."""
 _PLAIN_SCALARS = (bool, int, float, str, bytes, complex, type(None))
 
 
@@ -63,15 +69,6 @@ def check_plain(value: Any, depth: int = 0) -> None:
             check_plain(item, depth + 1)
     else:
         raise NotPlainError(f"candidate returned a {kind.__qualname__}, not a builtin value")
-
-
-def _wrap(fn: Any) -> Any:
-    def candidate(*args: Any, **kwargs: Any) -> Any:
-        value = fn(*args, **kwargs)
-        check_plain(value)
-        return value
-
-    return candidate
 
 
 class Channel:
@@ -197,13 +194,52 @@ def _resolve(namespace: dict[str, Any], entry_point: str) -> Any:
     return target
 
 
-def _candidate(namespace: dict[str, Any], entry_point: str | None) -> Any:
-    if not entry_point:
-        return None
-    return _wrap(_resolve(namespace, entry_point))
+class CallLog:
+    """``candidate`` for an assertion test run here: checks and logs every call.
+
+    The log (arguments before and after, plain return value or builtin exception name) goes
+    to the worker with a pass, which replays the test against it (:mod:`.replay`).
+    """
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.calls: list[Any] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            entry: list[Any] = [encode_value(list(args)), encode_value(kwargs), None, None, None]
+        except (ValueCodecError, RecursionError):
+            entry = [None] * 5  # not replayable: the worker finds out for itself
+        self.calls.append(entry)
+        try:
+            value = self.fn(*args, **kwargs)
+            check_plain(value)
+            entry[2] = encode_value(value)
+        except Exception as exc:
+            entry[3] = _builtin_name(type(exc))
+            raise
+        finally:
+            if entry[0] is not None:
+                with contextlib.suppress(ValueCodecError, RecursionError):
+                    after = encode_value(list(args))
+                    entry[4] = after if after != entry[0] else None
+        return value
 
 
-def _test_function(source: str, namespace: dict[str, Any]) -> Any:
+def _builtin_name(kind: type) -> str:
+    """The most derived builtin class of an exception (the replay raises that)."""
+    for base in kind.__mro__:
+        if getattr(builtins, base.__name__, None) is base:
+            return base.__name__
+    return "Exception"
+
+
+def _run_assertion(source: str, namespace: dict[str, Any], candidate: CallLog | None) -> None:
+    random.seed(REPLAY_SEED)  # the worker's replay draws the same "random" inputs
+    test_function(source, namespace)(candidate)
+
+
+def test_function(source: str, namespace: dict[str, Any]) -> Any:
     """Compile an AssertionTest body as ``def _unice_test(candidate): <body>`` via the AST,
     so multi-line strings in the test keep their exact text."""
     import ast
@@ -243,18 +279,25 @@ def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
             if status == "ok":
                 _attach_value(message, value, job["max_output"])
         else:
+            log = CallLog(_resolve(namespace, entry)) if entry else None
             status, detail, _, used = run_guarded(
-                lambda t=test: _test_function(t["source"], namespace)(_candidate(namespace, entry)),
+                functools.partial(_run_assertion, test["source"], namespace, log),
                 timeout,
                 assertion=True,
             )
-            message = {
-                "k": index,
-                "s": "pass" if status == "ok" else status,
-                "t": used,
-                "d": detail,
-            }
+            message = {"k": index, "s": "pass" if status == "ok" else status, "t": used}
+            message["d"] = detail
+            if status == "ok":
+                message["calls"] = _bounded(log.calls if log else [], job["max_output"])
         channel.send(message)
+
+
+def _bounded(calls: list[Any], limit: int) -> list[Any] | None:
+    """The call log, or None when it is too large to send (the worker then fails the test)."""
+    try:
+        return calls if len(_ENCODER.encode(calls)) <= limit else None
+    except (ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _attach_value(message: dict[str, Any], value: Any, limit: int) -> None:

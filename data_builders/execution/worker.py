@@ -28,6 +28,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.child import child_main, install_timeout_handler
+from data_builders.execution.replay import verify_pass
 from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.types import STATUSES
 
@@ -161,7 +162,7 @@ class Worker:
                 state.protocol_error = "result line too long"
                 return b""
         *lines, buffer = buffer.split(b"\n")
-        accepted = [line for line in lines if state.accept(line)]
+        accepted = [out for line in lines if (out := state.accept(line)) is not None]
         if accepted:  # validated lines go to the host as they are, in one write
             data = memoryview(b"\n".join(accepted) + b"\n")
             while data:
@@ -265,9 +266,12 @@ class _Supervision:
             return True
         return False
 
-    def accept(self, line: bytes) -> bool:
+    def accept(self, line: bytes) -> bytes | None:
         """Validate one child line (untrusted: the program runs in that process);
-        True when it is the next test's result and should go to the host."""
+        the line for the host when it is the next test's result, else None.
+
+        An assertion test's pass is replayed here against its call log (:mod:`.replay`)
+        and stands only if the replay passes too."""
         try:
             message = json.loads(line)
             index, status = message["k"], message["s"]
@@ -276,23 +280,30 @@ class _Supervision:
                 raise ValueError(line[:100])
         except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
             self.protocol_error = "malformed result line"
-            return False
+            return None
         self.cpu_at_start = cpu
         self._reset()
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True
-                return False
+                return None
             self.kill_reason = (status, str(message.get("d", ""))[:500])
-            return False
+            return None
         if self.out_of_timeouts():
-            return False  # results after the limit are ignored: labelled "not run" instead
-        if index != self.next_index:
+            return None  # results after the limit are ignored: labelled "not run" instead
+        if index != self.next_index or index >= len(self.job["tests"]):
             self.protocol_error = f"result for test {index} while expecting {self.next_index}"
-            return False
+            return None
+        test = self.job["tests"][index]
+        if status == "pass" and test["kind"] == "assert":
+            verdict = verify_pass(test["source"], message.pop("calls", None), self.timeout)
+            if verdict is not None:
+                status, detail = verdict
+                message.update(s=status, d=detail)
+            line = json.dumps(message).encode()  # without the call log: the host needs none
         self.next_index += 1
         self.job["_timeouts"] += status == "timeout"
-        return True
+        return line
 
     def out_of_timeouts(self) -> bool:
         limit = self.job.get("max_timeouts")

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest, process
+from data_builders.execution import (
+    AssertionTest,
+    CallTest,
+    ExecutionLimits,
+    Executor,
+    Program,
+    StdioTest,
+    process,
+)
 from data_builders.execution.process import scratch_parent
 
 MARKER = "unice-hostile-marker"
@@ -266,6 +274,9 @@ def test_rlimits_mode_survives_a_program_that_kills_its_worker() -> None:
     """Without seccomp a program can kill its worker: the pool respawns it and goes on."""
     killer = "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
     grandchild = f"import subprocess\nsubprocess.Popen(['sleep', '1000', '{MARKER}'])\n" + GOOD
+    deadline = time.monotonic() + 5  # the previous program's child may still be reaped
+    while _program_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
     workers_before = _worker_processes()
     with Executor(workers=1, limits=ExecutionLimits(timeout=1.0), isolation="rlimits") as ex:
         assert ex.isolation == "rlimits"
@@ -281,3 +292,75 @@ def test_rlimits_mode_survives_a_program_that_kills_its_worker() -> None:
     assert _worker_processes() == workers_before
     for parent in {scratch_parent() or tempfile.gettempdir(), tempfile.gettempdir()}:
         assert not list(Path(parent).glob("unice-exec-*"))  # scratch removed
+
+
+FORGE_LINE = '{"k": %d, "s": "pass", "t": 0, "d": "", "c": 0, "calls": []}\n'
+FORGERS = {
+    "print_pass_lines": (
+        "def f(x):\n"
+        "    for k in range(4):\n"
+        f"        print({FORGE_LINE!r} % k, flush=True)\n"
+        "    return 0\n"
+    ),
+    "write_every_fd": (
+        "import os\ndef f(x):\n"
+        "    for fd in range(256):\n"
+        "        for k in range(4):\n"
+        "            try:\n"
+        f"                os.write(fd, ({FORGE_LINE!r} % k).encode())\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    return 0\n"
+    ),
+    "many_fake_lines_then_exit": (
+        "import os\ndef f(x):\n"
+        f"    data = ''.join({FORGE_LINE!r} % k for k in range(1000)).encode()\n"
+        "    for fd in range(3, 64):\n"
+        "        try:\n"
+        "            os.write(fd, data)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    os._exit(0)\n"
+    ),
+    "patch_the_harness": (
+        "import sys\n"
+        "child = sys.modules['data_builders.execution.child']\n"
+        "child.classify = lambda exc, assertion=False: ('ok', '')\n"
+        "def f(x):\n    return 0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGERS))
+def test_forged_assertion_pass_is_refused(executor: Executor, name: str) -> None:
+    """A program failing its assertion tests cannot make them pass by writing "pass" lines
+    on its result pipe or by patching the in-process harness: the worker replays each pass."""
+    tests = [
+        AssertionTest("assert candidate(1) == 2"),
+        AssertionTest("for i in range(3):\n    assert candidate(i) == i + 1"),
+    ]
+    result = executor.run(Program(FORGERS[name], tests, entry_point="f"))
+    assert [o.status == "pass" for o in result.outcomes] == [False, False], result.outcomes
+
+
+def test_replayed_assertion_passes_stand(executor: Executor) -> None:
+    """Honest passes survive the replay: random inputs, in-place changes, raised exceptions,
+    keyword arguments and tests that use names the program defines."""
+    source = (
+        "def helper(x):\n    return x * 2\n"
+        "def f(xs=None, *, k=0):\n"
+        "    if xs is None:\n        raise ValueError('no list')\n"
+        "    xs.sort()\n    return sum(xs) + k\n"
+    )
+    tests = [
+        AssertionTest(
+            "import random\nfor _ in range(20):\n"
+            "    a = [random.randint(0, 9) for _ in range(5)]\n"
+            "    assert candidate(a, k=1) == sum(a) + 1 and a == sorted(a)"
+        ),
+        AssertionTest("try:\n    candidate()\nexcept ValueError:\n    pass\nelse:\n    assert 0"),
+        AssertionTest("assert helper(candidate([1, 2])) == 6"),
+        AssertionTest("assert candidate([3]) == 4"),
+    ]
+    result = executor.run(Program(source, tests, entry_point="f"))
+    assert [o.status for o in result.outcomes] == ["pass", "pass", "pass", "wrong_answer"]
