@@ -214,7 +214,6 @@ class CallLog:
         try:
             value = self.fn(*args, **kwargs)
             check_plain(value)
-            entry[2] = encode_value(value)
         except Exception as exc:
             entry[3] = _builtin_name(type(exc))
             raise
@@ -223,6 +222,10 @@ class CallLog:
                 with contextlib.suppress(ValueCodecError, RecursionError):
                     after = encode_value(list(args))
                     entry[4] = after if after != entry[0] else None
+        try:  # the program's own outcome is unchanged; an unsendable value fails the replay
+            entry[2] = encode_value(value)
+        except (ValueCodecError, RecursionError):
+            entry[0] = None
         return value
 
 
