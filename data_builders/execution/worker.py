@@ -4,7 +4,9 @@ Launched by the host as a fresh interpreter (``python -m data_builders.execution
 inside bubblewrap when available) — never forked from the host, which may have imported torch
 and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
 one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
-(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated) and ``{"done": true}``.
+(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated; an assertion test's pass
+comes with a ``"calls"`` log, replayed here by :mod:`.replay` and not forwarded) and
+``{"done": true}``.
 
 Supervision of a child: wait on a pidfd (not on pipe EOF, which a grandchild could hold
 open), read result lines as they come, kill the whole process group when the child exits or
