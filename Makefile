@@ -55,8 +55,11 @@ format: $(STAMP)  ## Apply ruff fixes and formatting
 demo: $(STAMP)  ## Build a small HE-Eval, train the embedded MiniLM backbone on CPU, evaluate (<= 20 min)
 	bash scripts/demo.sh
 
-bench: $(STAMP)  ## Run the benchmarks (prints figures)
+bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recorded ones)
 	$(BIN)/python benchmarks/executor_vs_humaneval.py
+	$(BIN)/python benchmarks/executor_stdio.py
+	$(BIN)/python benchmarks/training_throughput.py --threads 2 --batch-size 4 --steps 6
+	$(BIN)/python benchmarks/scoring_vs_execution.py --max-problems 20 --mutants 8 --threads 2
 
 clean:  ## Remove build outputs (keeps .venv)
 	rm -rf outputs runs .pytest_cache .ruff_cache
