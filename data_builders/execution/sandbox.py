@@ -49,7 +49,9 @@ def _paths_hidden_by_private_tmp() -> list[str]:
     hidden = set()
     for path in candidates:
         for form in (os.path.abspath(path), os.path.realpath(path)):
-            if (form == "/tmp" or form.startswith("/tmp/")) and os.path.exists(form):
+            # Never /tmp itself (a script run from /tmp puts it on sys.path): the worker's
+            # scratch lives there and must stay the writable private tmpfs.
+            if form.startswith("/tmp/") and os.path.exists(form):
                 hidden.add(form)
     # A folder already covered by a bound parent needs no bind of its own.
     return [p for p in sorted(hidden) if not any(p.startswith(q + "/") for q in hidden)]

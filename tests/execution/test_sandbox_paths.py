@@ -33,3 +33,12 @@ def test_folders_under_tmp_on_sys_path_are_bound_back(
 def test_paths_outside_tmp_need_no_rebind(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "path", ["/usr/lib/python3"])
     assert all(path.startswith("/tmp") for path in _paths_hidden_by_private_tmp())
+
+
+def test_tmp_itself_is_never_bound_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A script run from /tmp puts /tmp on sys.path; the private scratch tmpfs must stay."""
+    monkeypatch.setattr(sys, "path", ["/tmp", *sys.path])
+    assert "/tmp" not in _paths_hidden_by_private_tmp()
+    command = bwrap_command()
+    binds = [command[i + 1] for i, arg in enumerate(command) if arg == "--ro-bind"]
+    assert "/tmp" not in binds
