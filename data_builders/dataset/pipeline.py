@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.candidates.mutants import make_mutants
 from data_builders.candidates.samples import read_samples
@@ -91,12 +91,6 @@ def _file_digest(path: Path) -> str:
         raise UserError(f"--samples {path}: no such file")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     return f"{path.name}:{digest}"
-
-
-def default_cache_dir() -> Path:
-    root = os.environ.get("UNICE_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
-    return (base if os.environ.get("UNICE_CACHE_DIR") else base / "unice") / "extension"
 
 
 def load_problems(dataset: str, source: str | None) -> list[Problem]:
@@ -225,7 +219,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
                 executor,
                 cfg.extension,
                 cfg.seed,
-                SuiteCache(request.cache_dir or default_cache_dir()),
+                SuiteCache(request.cache_dir or cache_dir("extension")),
             )
             for spec in specs:
                 store.add_task(_task_record(spec, suites[spec.task_id]))

@@ -8,11 +8,11 @@ defaults.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.cache import cache_dir
 from unice.ice_score.errors import IceScoreConfigError
 
 ASPECTS = ("usefulness", "functional_correctness")
@@ -22,17 +22,8 @@ AUTO_CACHE = "auto"
 
 
 def default_cache_dir() -> Path:
-    """``$UNICE_CACHE_DIR/ice_score``, else ``$XDG_CACHE_HOME/unice/ice_score``, else
-    ``~/.cache/unice/ice_score`` (the same roots as the dataset builders' extension cache).
-
-    Read at call time, not import time, so an environment change (or a test's monkeypatch)
-    takes effect.
-    """
-    if os.environ.get("UNICE_CACHE_DIR"):
-        return Path(os.environ["UNICE_CACHE_DIR"]) / "ice_score"
-    root = os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
-    return base / "unice" / "ice_score"
+    """The judge's reply cache: ``cache_dir("ice_score")`` (same roots as the builders' cache)."""
+    return cache_dir("ice_score")
 
 
 def resolve_cache_dir(cache_dir: str | None) -> Path | None:
