@@ -6,7 +6,6 @@ the execution labels). Labels are mandatory here: without them there is nothing 
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
 from unice.evaluation.errors import EvaluationError
+from unice.evaluation.provenance import file_sha256
 
 LABEL_FIELDS = ("pass_ratio", "executable", "passed")
 TEXT_FIELDS = ("id", "task_id", "generated")
@@ -80,14 +80,6 @@ def resolve_split(data: str | Path | None, split: str) -> Path:
     )
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _check_labels(path: Path, line: int, row: dict[str, Any]) -> None:
     ratio = row["pass_ratio"]
     if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0.0 <= ratio <= 1.0:
@@ -127,4 +119,4 @@ def load_split(data: str | Path | None, split: str = "test", limit: int | None =
     if len(counts) != len(rows):
         dup = next(i for i, c in counts.items() if c > 1)
         raise EvaluationError(f"{path}: duplicate sample id {dup!r}; ids must be unique")
-    return EvalData(rows=rows, path=path, sha256=_sha256(path))
+    return EvalData(rows=rows, path=path, sha256=file_sha256(path))
