@@ -1,44 +1,63 @@
 """Sandboxed, fast execution of untrusted Python programs against tests.
 
 See docs/execution.md for statuses, comparison rules, isolation levels and the threat model.
-``Executor`` is imported lazily so that worker processes, which import this package, stay
-small (fewer pages to copy on every fork).
+Every public name is imported lazily: worker processes import this package (for their own
+submodules), and each module they import makes every per-program fork dearer — the data
+model needs ``dataclasses`` and ``inspect``, the pool needs ``threading``, none of which a
+worker uses.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from data_builders.execution.types import (
-    MISSING,
-    STATUSES,
-    AssertionTest,
-    CallTest,
-    ExecutionLimits,
-    Program,
-    ProgramResult,
-    StdioTest,
-    Test,
-    TestOutcome,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "MISSING",
-    "STATUSES",
-    "AssertionTest",
-    "CallTest",
-    "ExecutionLimits",
-    "Executor",
-    "ExecutorUnavailableError",
-    "Program",
-    "ProgramResult",
-    "StdioTest",
-    "Test",
-    "TestOutcome",
-]
+if TYPE_CHECKING:
+    from data_builders.execution.executor import Executor, ExecutorUnavailableError
+    from data_builders.execution.types import (
+        MISSING,
+        STATUSES,
+        AssertionTest,
+        CallTest,
+        ExecutionLimits,
+        Program,
+        ProgramResult,
+        StdioTest,
+        Test,
+        TestOutcome,
+    )
+
+_HOMES = {
+    "Executor": "executor",
+    "ExecutorUnavailableError": "executor",
+    **dict.fromkeys(
+        (
+            "MISSING",
+            "STATUSES",
+            "AssertionTest",
+            "CallTest",
+            "ExecutionLimits",
+            "Program",
+            "ProgramResult",
+            "StdioTest",
+            "Test",
+            "TestOutcome",
+        ),
+        "types",
+    ),
+}
+
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Executor", "ExecutorUnavailableError"):
-        from data_builders.execution import executor
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-        return getattr(executor, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -46,13 +46,18 @@ from data_builders.execution.values import (
 )
 
 DEFAULT_PRELOAD = (
-    "array", "ast", "bisect", "cmath", "collections", "copy", "datetime", "decimal",
-    "fractions", "functools", "hashlib", "heapq", "io", "itertools", "json", "math",
-    "operator", "re", "string", "sys", "typing",
+    "ast", "bisect", "collections", "copy", "functools", "heapq", "io", "itertools", "json",
+    "math", "operator", "re", "string", "sys", "typing",
 )  # fmt: skip
 """Modules imported once per worker, so children start with them loaded (fork shares them).
-Deliberately absent: ``random``/``statistics`` (random reseeds itself in every forked child,
-+0.15 ms per program) and anything importing ``threading`` (its at-fork hook, +0.4 ms)."""
+
+Each costs every program a little (a bigger worker is dearer to fork) and saves the programs
+that import it their import: kept are the modules generated code commonly imports (``typing``
+alone is in 13% of HumanEval generations). Left out: ``decimal``, ``fractions``, ``datetime``,
+``hashlib``, ``cmath``, ``array`` (under 0.3% of HumanEval/MBPP programs; together +0.08 ms on
+every fork), ``random``/``statistics`` (``random``'s at-fork reseed costs 0.1 ms per
+program; the worker imports it without that hook) and anything importing ``threading``.
+"""
 
 _WARNED: set[str] = set()
 _WARN_LOCK = threading.Lock()

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import random
 import signal
 from typing import Any
 
-from data_builders.execution.child import REPLAY_SEED, Timeout, test_function
+from data_builders.execution.child import REPLAY_SEED, Timeout, random, test_function
 from data_builders.execution.values import ValueCodecError, decode_value, encode_value
 
 

@@ -131,6 +131,9 @@ def build_filter() -> Any:
 
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_GET_NO_NEW_PRIVS = 39
+_SECCOMP_GET_ACTION_AVAIL = 2
+_SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_SET_MODE_FILTER = 1
 _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 4
 
@@ -169,6 +172,21 @@ class PreparedFilter:
         self._buffer = ctypes.create_string_buffer(bpf, len(bpf))
         self._program = _SockFprog(len(bpf) // 8, ctypes.addressof(self._buffer))
         self._libc = ctypes.CDLL(None, use_errno=True)
+
+    def warm_up(self) -> None:
+        """Make both foreign calls once, harmlessly, in the worker before any fork.
+
+        Why: ctypes prepares a foreign call on its first use; done in each child after the
+        fork, that preparation touches fresh memory and costs ~0.1 ms per program.
+        """
+        self._libc.prctl(_PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+        allow = ctypes.c_uint32(_SECCOMP_RET_ALLOW)
+        self._libc.syscall(
+            ctypes.c_long(self._number),
+            ctypes.c_long(_SECCOMP_GET_ACTION_AVAIL),
+            ctypes.c_long(0),
+            ctypes.byref(allow),
+        )
 
     def install(self) -> None:
         """Apply the filter to the calling process (irreversible)."""

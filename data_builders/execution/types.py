@@ -11,17 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES: tuple[str, ...] = (
-    "pass",
-    "wrong_answer",
-    "runtime_error",
-    "timeout",
-    "memory",
-    "signal",
-    "compile_error",
-)
-"""Per-test statuses. Everything except ``pass`` and ``wrong_answer`` makes a program
-non-executable."""
+from data_builders.execution.statuses import STATUSES
 
 NON_EXECUTABLE: frozenset[str] = frozenset(STATUSES) - {"pass", "wrong_answer"}
 

@@ -23,16 +23,21 @@ import importlib
 import json
 import os
 import select
-import shutil
 import signal
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.child import child_main, install_timeout_handler
+from data_builders.execution.child import (
+    REPLAY_SEED,
+    child_main,
+    install_timeout_handler,
+    random,
+    warm_up,
+)
 from data_builders.execution.replay import verify_pass
 from data_builders.execution.stdio_child import read_stdout
-from data_builders.execution.types import STATUSES
+from data_builders.execution.statuses import STATUSES
 
 if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter
@@ -77,6 +82,8 @@ class Worker:
         for entry in os.scandir(self.scratch):
             try:
                 if entry.is_dir(follow_symlinks=False):
+                    import shutil  # rarely needed: imported only then (see _spawn)
+
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
                     os.unlink(entry.path)
@@ -95,6 +102,7 @@ class Worker:
 
     def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
         read_fd, write_fd = os.pipe()
+        random.seed(REPLAY_SEED)  # the child inherits it: the same draws on every run
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
@@ -372,10 +380,13 @@ def main() -> None:
     worker = Worker(out_fd, config)
     install_timeout_handler()
     _preload(config.get("preload", []))
+    warm_up(worker.filter)
     worker.send({"ready": True, "seccomp": worker.seccomp, "pid": os.getpid()})
     for line in reader:
         job = json.loads(line)
         worker.run_job(job)
+    import shutil
+
     shutil.rmtree(worker.scratch, ignore_errors=True)
 
 
