@@ -27,27 +27,22 @@ if TYPE_CHECKING:
         TestOutcome,
     )
 
-_HOMES = {
-    "Executor": "executor",
-    "ExecutorUnavailableError": "executor",
-    **dict.fromkeys(
-        (
-            "MISSING",
-            "STATUSES",
-            "AssertionTest",
-            "CallTest",
-            "ExecutionLimits",
-            "Program",
-            "ProgramResult",
-            "StdioTest",
-            "Test",
-            "TestOutcome",
-        ),
-        "types",
-    ),
-}
+__all__ = [
+    "MISSING",
+    "STATUSES",
+    "AssertionTest",
+    "CallTest",
+    "ExecutionLimits",
+    "Executor",
+    "ExecutorUnavailableError",
+    "Program",
+    "ProgramResult",
+    "StdioTest",
+    "Test",
+    "TestOutcome",
+]
 
-__all__ = sorted(_HOMES)
+_HOMES = {name: "executor" if name.startswith("Executor") else "types" for name in __all__}
 
 
 def __getattr__(name: str) -> Any:

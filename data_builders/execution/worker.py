@@ -36,8 +36,8 @@ from data_builders.execution.child import (
     warm_up,
 )
 from data_builders.execution.replay import verify_pass
-from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.statuses import STATUSES
+from data_builders.execution.stdio_child import read_stdout
 
 if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter
