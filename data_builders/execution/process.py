@@ -94,16 +94,24 @@ def _environment(scratch: str) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",  # no display in the sandbox: never probe for one
     }
 
 
 class WorkerProcess:
     """One worker; ``execute(job)`` yields its messages, respawning after the worker dies."""
 
-    def __init__(self, use_bwrap: bool, use_seccomp: bool, preload: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        use_bwrap: bool,
+        use_seccomp: bool,
+        preload: tuple[str, ...],
+        shared_imports: tuple[str, ...] = (),
+    ) -> None:
         self.use_bwrap = use_bwrap
         self.use_seccomp = use_seccomp
         self.preload = preload
+        self.shared_imports = shared_imports
         self.seccomp_active = False
         self.proc: subprocess.Popen[bytes] | None = None
         self.host_scratch: str | None = None
@@ -136,6 +144,7 @@ class WorkerProcess:
             "scratch": scratch,
             "seccomp": self.use_seccomp,
             "preload": list(self.preload),
+            "shared_imports": list(self.shared_imports),
             "pid_namespace": self.use_bwrap,
         }
         self._write(config)

@@ -38,6 +38,7 @@ from data_builders.execution.child import (
 from data_builders.execution.replay import verify_pass
 from data_builders.execution.statuses import STATUSES
 from data_builders.execution.stdio_child import read_stdout
+from data_builders.execution.zygote import ImportZygote, heavy_imports
 
 if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter
@@ -71,7 +72,23 @@ class Worker:
         self.in_pid_namespace = bool(config.get("pid_namespace"))
         self.filter = _prepare_seccomp() if config.get("seccomp") else None
         self.seccomp = self.filter is not None
+        self.shared_imports = frozenset(config.get("shared_imports", ()))
+        self.zygote = ImportZygote(self) if self.shared_imports else None
+        self.in_fd = -1  # the job channel, set by main(): a zygote closes its copy
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+
+    def become_zygote(self, result_fd: int) -> None:
+        """Called in a freshly forked zygote: answer the worker, not the host.
+
+        Its children set a parent-death signal (they must die with the zygote, which is not
+        the PID namespace's anchor) and it never forks a zygote of its own.
+        """
+        for fd in (self.in_fd, self.out_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.in_fd, self.out_fd = -1, result_fd
+        self.in_pid_namespace = False
+        self.shared_imports, self.zygote = frozenset(), None
 
     def send(self, message: dict[str, Any]) -> None:
         data = memoryview((json.dumps(message) + "\n").encode())
@@ -95,6 +112,16 @@ class Worker:
         job["in_pid_namespace"] = self.in_pid_namespace
         job["_timeouts"] = 0
         index, total = job.get("start", 0), len(job["tests"])
+        if self.zygote is not None and self.zygote.usable and index < total:
+            modules = heavy_imports(job["source"], self.shared_imports)
+            if modules:
+                index, job["_timeouts"], done_sent = self.zygote.run(job, modules)
+                if index >= total:
+                    if not done_sent:  # the zygote died between the last result and "done"
+                        self.wipe_scratch()
+                        self.send({"done": True})
+                    return
+                self.wipe_scratch()  # the zygote died mid-job: the rest runs here
         if index >= total:
             self.send({"done": True})
         while index < total:
@@ -378,6 +405,7 @@ def main() -> None:
     reader = os.fdopen(in_fd, "rb")
     config = json.loads(reader.readline())
     worker = Worker(out_fd, config)
+    worker.in_fd = in_fd
     install_timeout_handler()
     _preload(config.get("preload", []))
     warm_up(worker.filter)
@@ -385,6 +413,8 @@ def main() -> None:
     for line in reader:
         job = json.loads(line)
         worker.run_job(job)
+    if worker.zygote is not None:
+        worker.zygote.close()
     import shutil
 
     shutil.rmtree(worker.scratch, ignore_errors=True)
