@@ -1,5 +1,8 @@
 """Host-side handle on one worker process: launch (from a long-lived thread), talk, respawn.
 
+Jobs and their messages are scheduled by :mod:`.lanes`; this module only starts, feeds,
+reads and replaces one worker.
+
 Why a launcher thread: bubblewrap's ``--die-with-parent`` uses PR_SET_PDEATHSIG, which fires
 when the *thread* that forked bwrap exits — launching from a short-lived thread (a pool
 thread, a test's thread) would kill the sandbox under our feet. One daemon thread that lives
@@ -20,7 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +96,8 @@ def _environment(scratch: str) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",  # no display in the sandbox: never probe for one
+        "MPLBACKEND": "Agg",
+        "HOLD": os.environ.get("HOLD", ""),  # no display in the sandbox: never probe for one
     }
 
 
@@ -178,39 +181,26 @@ class WorkerProcess:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def execute(self, job: dict[str, Any], patience: float) -> Iterator[dict[str, Any]]:
-        """Send a job; yield per-test messages in order. A worker that dies (or stays silent
-        for ``patience`` seconds) is replaced and the job resumes after the test it was on."""
-        total, next_index = len(job["tests"]), job.get("start", 0)
-        if self.proc is None or self.proc.poll() is not None:
-            self.restart()  # died while idle (killed from outside): not this program's doing
-        while next_index < total:
-            try:
-                self._write({**job, "start": next_index})
-            except (BrokenPipeError, OSError):
-                self.restart()
-                continue
-            while True:
-                message = self._read(time.monotonic() + patience)
-                if message is None:
-                    alive = not self._eof and self.proc is not None and self.proc.poll() is None
-                    yield {
-                        "k": next_index,
-                        "s": "timeout" if alive else "runtime_error",
-                        "t": 0.0,
-                        "d": "the worker stopped answering"
-                        if alive
-                        else "the program killed its worker process",
-                    }
-                    next_index += 1
-                    self.restart()
-                    break
-                if "k" not in message:  # test results always carry "k"; the end marker never
-                    if message.get("done"):
-                        return
-                    continue
-                next_index = message["k"] + 1
-                yield message
+    def alive(self) -> bool:
+        return not self._eof and self.proc is not None and self.proc.poll() is None
+
+    def send(self, payload: bytes) -> bool:
+        """Write one encoded job; False when the worker is gone (the caller restarts it)."""
+        if self.proc is None or self.proc.stdin is None:
+            return False
+        try:
+            self.proc.stdin.write(payload)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+        return True
+
+    def read(self, deadline: float) -> dict[str, Any] | None:
+        """The worker's next message; None on EOF, a malformed line, or past the deadline."""
+        try:
+            return self._read(deadline)
+        except (ValueError, UnicodeDecodeError):  # pragma: no cover - the worker is ours
+            return None
 
     def restart(self) -> None:
         self.kill()

@@ -1,0 +1,84 @@
+"""Pipelined lanes: jobs queued behind running ones, big jobs, worker deaths, early exits."""
+
+from __future__ import annotations
+
+import threading
+
+from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest
+from data_builders.execution.lanes import PIPELINE_BYTES
+
+ECHO = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+GOOD = "def f(x):\n    return x + 1\n"
+
+
+def _within(seconds: float, work) -> list:
+    """Run work() in a thread; fail (instead of hanging the suite) if it does not finish."""
+    box: list = []
+    thread = threading.Thread(target=lambda: box.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"did not finish within {seconds} s (deadlock?)"
+    return box[0]
+
+
+def test_big_jobs_with_big_outputs_do_not_deadlock(executor: Executor) -> None:
+    """A job larger than a pipe is never queued behind a running one whose output the lane
+    must read first; both directions carry ~4x a pipe's capacity here."""
+    text = "x" * (2 * PIPELINE_BYTES) + "\n"
+    programs = [Program(ECHO, [StdioTest(text, text), StdioTest("a\n", "a")]) for _ in range(6)]
+    results = _within(60, lambda: list(executor.map(programs)))
+    assert [r.pass_ratio for r in results] == [1.0] * 6
+
+
+def test_a_worker_death_does_not_lose_the_queued_job() -> None:
+    killer = "import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+    programs = [
+        Program(GOOD, [CallTest([1], 2)], entry_point="f"),
+        Program(killer, [CallTest([1], 2), CallTest([2], 3)], entry_point="f"),
+        Program(GOOD, [CallTest([2], 3), CallTest([3], 5)], entry_point="f"),
+        Program(GOOD, [CallTest([4], 5)], entry_point="f"),
+    ]
+    limits = ExecutionLimits(timeout=1.0)
+    with Executor(workers=1, limits=limits, isolation="rlimits") as ex:
+        results = _within(60, lambda: list(ex.map(programs)))
+    statuses = [[o.status for o in r.outcomes] for r in results]
+    assert statuses == [
+        ["pass"],
+        ["runtime_error", "runtime_error"],
+        ["pass", "wrong_answer"],
+        ["pass"],
+    ]
+
+
+def test_results_keep_input_order_when_programs_finish_out_of_order(executor: Executor) -> None:
+    slow = "def f(x):\n    n = 0\n    for i in range(3_000_000):\n        n += i\n    return x\n"
+    programs = [
+        Program(slow if i % 5 == 0 else GOOD.replace("+ 1", f"+ {i}"), [CallTest([0])], "f")
+        for i in range(20)
+    ]
+    outputs = [r.outcomes[0].output for r in _within(60, lambda: list(executor.map(programs)))]
+    assert outputs == [0 if i % 5 == 0 else i for i in range(20)]
+
+
+def test_leaving_a_map_early_keeps_the_pool_usable(executor: Executor) -> None:
+    programs = (Program(GOOD, [CallTest([i], i + 1)], entry_point="f") for i in range(500))
+    results = executor.map(programs)
+    assert next(results).passed
+    results.close()  # the consumer walks away mid-stream
+    again = _within(60, lambda: list(executor.map([Program(GOOD, [CallTest([1], 2)], "f")] * 3)))
+    assert all(r.passed for r in again)
+
+
+def test_a_failing_input_stops_the_map_with_its_error(executor: Executor) -> None:
+    def programs():
+        yield Program(GOOD, [CallTest([1], 2)], entry_point="f")
+        raise ValueError("malformed input line 2")
+
+    results = executor.map(programs())
+    assert next(results).passed
+    try:
+        next(results)
+    except ValueError as exc:
+        assert "line 2" in str(exc)
+    else:  # pragma: no cover - the failure must surface
+        raise AssertionError("the input's error was swallowed")
