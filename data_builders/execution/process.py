@@ -91,6 +91,7 @@ def _environment(scratch: str) -> dict[str, str]:
         "PYTHONPATH": PACKAGE_ROOT,
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",  # never the working directory on sys.path (see worker.main)
         "PYTHONIOENCODING": "utf-8",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",

@@ -396,8 +396,21 @@ def _fork_refused() -> bool:
     return False
 
 
+def _trusted_import_path() -> None:
+    """Drop the working directory from ``sys.path`` (``PYTHONSAFEPATH`` does it from 3.11).
+
+    Why: the worker and its zygote import modules after programs have run (``shutil`` on
+    demand, heavy libraries in the zygote), and programs can write files where the worker
+    was started (``/tmp`` inside bubblewrap, the scratch directory without it): a planted
+    ``shutil.py`` there must never be imported by the unconfined worker.
+    """
+    cwd = os.getcwd()
+    sys.path[:] = [entry for entry in sys.path if entry and os.path.abspath(entry) != cwd]
+
+
 def main() -> None:
     """Worker entry point: private copies of the channel fds, then the job loop."""
+    _trusted_import_path()
     in_fd, out_fd = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)

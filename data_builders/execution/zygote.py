@@ -167,6 +167,7 @@ def _zygote_main(worker: Worker, job_fd: int, result_fd: int) -> None:
         os.dup2(null, 2)  # library import chatter (font caches, warnings) is not the host's
         os.close(null)
         worker.become_zygote(result_fd)
+        os.chdir(worker.scratch)  # imports read config from the cwd (matplotlibrc): ours, wiped
         sizes: dict[str, float] = {}
         with os.fdopen(job_fd, "rb") as requests:
             for line in requests:

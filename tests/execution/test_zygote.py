@@ -90,3 +90,32 @@ def test_numpy_programs_through_the_zygote() -> None:
     program = Program(source, [CallTest([4], 6), CallTest([5], 11)], entry_point="f")
     results = _run(("numpy",), [program, program])
     assert [[o.status for o in r.outcomes] for r in results] == [["pass", "wrong_answer"]] * 2
+
+
+def test_modules_planted_by_a_program_are_never_imported_by_worker_or_zygote() -> None:
+    """A program writes ``fractions.py`` and ``shutil.py`` wherever it can; the worker imports
+    shutil on demand (a directory left in scratch) and the zygote imports fractions for the
+    next program: both must get the real modules."""
+    planter = (
+        "import os\nfrom fractions import Fraction\n"
+        "FAKE = 'class Fraction:\\n    def __init__(self, *a):\\n        pass\\n"
+        '    def __str__(self):\\n        return "PLANTED"\\n\'\n'
+        "def f(x):\n"
+        "    os.makedirs('leftover', exist_ok=True)\n"
+        "    for where in ('.', '/tmp', os.environ.get('TMPDIR', '.')):\n"
+        "        for name, text in (('fractions.py', FAKE), ('shutil.py', 'import os\\nos._exit(3)\\n')):\n"
+        "            try:\n"
+        "                with open(os.path.join(where, name), 'w') as handle:\n"
+        "                    handle.write(text)\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    return x\n"
+    )
+    user = "from fractions import Fraction\ndef f(x):\n    return str(Fraction(x, 2))\n"
+    limits = ExecutionLimits(timeout=2.0)
+    with Executor(workers=1, limits=limits, shared_imports=("fractions",)) as ex:
+        pid = ex._workers[0].proc.pid
+        assert ex.run(Program(planter, [CallTest([1], 1)], entry_point="f")).passed
+        result = ex.run(Program(user, [CallTest([1], "1/2")], entry_point="f"))
+        assert result.passed, result.outcomes[0].detail
+        assert ex._workers[0].proc.pid == pid  # the worker never died on a planted shutil
