@@ -165,6 +165,7 @@ class Executor:
         self._job_ids = iter(range(1 << 62))
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self._feeds: weakref.WeakSet[Feed] = weakref.WeakSet()  # maps not yet finished
         shared = installed(shared_imports)
         try:
             for _ in range(self.n_workers):
@@ -201,7 +202,12 @@ class Executor:
         self.close()
 
     def close(self) -> None:
-        """Stop every worker and remove their scratch directories."""
+        """Stop every worker and remove their scratch directories.
+
+        A ``map`` still being consumed (or abandoned unclosed) is stopped first: its lanes
+        finish the programs in flight and hand out no more."""
+        for feed in list(self._feeds):
+            feed.close()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
@@ -261,6 +267,7 @@ class Executor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="unice-exec")
         feed = Feed(programs, self._job, window=MAP_WINDOW_PER_WORKER * self.n_workers)
+        self._feeds.add(feed)
         lanes_left, lock = [self.n_workers], threading.Lock()
         for _ in range(self.n_workers):
             self._pool.submit(self._lanes.drive, feed, lanes_left, lock)

@@ -125,6 +125,10 @@ class Feed:
                 return False
         return True
 
+    def close(self) -> None:
+        """Hand out no more programs: lanes finish what is in flight and stop."""
+        self.closed = True
+
     def lane_finished(self, last: bool, error: BaseException | None) -> None:
         """Called by every lane as it stops; the last one ends the results stream."""
         if error is not None and self.failure is None:
@@ -145,7 +149,7 @@ class Feed:
             if self.failure is not None:
                 raise self.failure
         finally:
-            self.closed = True
+            self.close()
 
 
 class Lanes:

@@ -82,3 +82,15 @@ def test_a_failing_input_stops_the_map_with_its_error(executor: Executor) -> Non
         assert "line 2" in str(exc)
     else:  # pragma: no cover - the failure must surface
         raise AssertionError("the input's error was swallowed")
+
+
+def test_closing_the_executor_stops_an_unfinished_map() -> None:
+    """A map left half-read (its generator still referenced) must not hang ``close()``."""
+
+    def abandon() -> bool:
+        with Executor(workers=2, limits=ExecutionLimits(timeout=1.0)) as ex:
+            results = ex.map(Program(GOOD, [CallTest([i], i + 1)], "f") for i in range(2000))
+            first = next(results).passed
+        return first  # `results` is still alive here: only close() can stop its lanes
+
+    assert _within(60, abandon)
