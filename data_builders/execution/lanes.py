@@ -163,9 +163,9 @@ class Lanes:
         patience: Callable[[dict[str, Any]], float],
     ) -> None:
         self._idle = idle
-        self._to_outcome = to_outcome
+        self.to_outcome = to_outcome
         self._isolation = isolation
-        self._patience = patience
+        self.patience = patience
 
     def drive(self, feed: Feed, lanes_left: list[int], lock: threading.Lock) -> None:
         """One lane: borrow a worker, keep it fed until the feed runs dry, return it."""
@@ -237,13 +237,13 @@ class _Lane:
 
     def _read_one(self) -> None:
         head = self.inflight[0]
-        message = self.worker.read(time.monotonic() + self.owner._patience(head.job))
+        message = self.worker.read(time.monotonic() + self.owner.patience(head.job))
         if message is None:
             self._lost(head)
             return
         if "k" in message:
             index = message["k"]  # the worker checked it is the next test's index
-            head.outcomes[index] = self.owner._to_outcome(head.program.tests[index], message)
+            head.outcomes[index] = self.owner.to_outcome(head.program.tests[index], message)
             head.next_index = index + 1
         elif message.get("done"):
             self.inflight.popleft()
