@@ -124,9 +124,12 @@ def installed(modules: tuple[str, ...]) -> tuple[str, ...]:
 def _encode_test(test: Any) -> dict[str, Any]:
     if isinstance(test, CallTest):
         try:
-            return {"kind": "call", "args": encode_value(list(test.args))}
+            encoded = {"kind": "call", "args": encode_value(list(test.args))}
         except ValueCodecError as exc:
             raise ValueError(f"CallTest arguments must be plain builtin values: {exc}") from None
+        if test.compare in ("truthy", "falsy"):
+            encoded["truth"] = True  # the child reports bool(value): no expected value leaves
+        return encoded
     if isinstance(test, AssertionTest):
         return {"kind": "assert", "source": test.source}
     return {"kind": "stdio", "stdin": test.stdin}
