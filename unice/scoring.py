@@ -55,6 +55,7 @@ def score(
     nls: Sequence[str | None] | None = None,
     batch_size: int = 32,
     progress: bool = False,
+    tokenizer: Any = None,
 ) -> list[dict[str, float | None]]:
     """Score generated programs without executing them.
 
@@ -69,6 +70,8 @@ def score(
         nls: problem descriptions aligned with ``generated`` (``None``/"" = absent).
         batch_size: samples per forward pass.
         progress: show a progress bar on stderr.
+        tokenizer: encode with this tokenizer instead of the model's own (training passes
+            the one it trains with).
 
     Returns:
         One dict per sample with ``codescore``, ``exec_prob`` and per-format
@@ -86,7 +89,7 @@ def score(
     if batch_size < 1:
         raise ScoringInputError(f"batch_size={batch_size} must be >= 1")
     config = model.config
-    encoder = InputEncoder.from_config(_tokenizer_of(model), config)
+    encoder = InputEncoder.from_config(tokenizer or _tokenizer_of(model), config)
     formats = [fmt for fmt in FORMATS if fmt in config.formats]
     _check_usable(formats, references, nls)
     # longest first, so each batch pads to similar lengths; rows are put back in input order

@@ -5,54 +5,44 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
-from torch.utils.data import DataLoader
-from tqdm.auto import tqdm
 
-from unice.data.dataset import Collator, Sample
+from unice.data.dataset import Sample
 from unice.metrics import regression_metrics
 from unice.modeling.configuration import FORMATS
+from unice.scoring import score
 
 
-@torch.inference_mode()
 def predict(
     model,
     samples: Sequence[Sample],
-    collator: Collator,
+    tokenizer,
     batch_size: int,
-    device,
     progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Probabilities per sample: ``codescore``/``exec_prob`` (mean over formats) and per format.
 
+    The public :func:`unice.scoring.score` computes them, so dev metrics during training
+    measure exactly what users of the exported checkpoint get.
+
     Returns:
         ``{"codescore": (n,), "exec_prob": (n,), "codescore_<fmt>": (n,) with nan where absent}``.
     """
-    was_training = model.training
-    model.eval()
-    n = len(samples)
-    per_format = {fmt: np.full((n, 2), np.nan) for fmt in FORMATS}
-    loader = DataLoader(list(samples), batch_size=batch_size, collate_fn=collator)
-    offset = 0
-    for batch in tqdm(loader, desc="dev", unit="batch", disable=not progress, leave=False):
-        inputs = {
-            k: v.to(device)
-            for k, v in batch.items()
-            if k in ("input_ids", "attention_mask", "token_type_ids")
-        }
-        probs = torch.sigmoid(model(**inputs).logits.float()[:, :2]).cpu().numpy()
-        for row, (fmt_id, index) in enumerate(
-            zip(batch["format_ids"].tolist(), batch["sample_index"].tolist(), strict=True)
-        ):
-            per_format[FORMATS[fmt_id]][offset + index] = probs[row]
-        offset += batch["labels"].size(0)
-    model.train(was_training)
-    stacked = np.stack([per_format[fmt] for fmt in FORMATS])  # (formats, n, 2)
-    with np.errstate(invalid="ignore"):
-        mean = np.nanmean(stacked, axis=0) if n else np.zeros((0, 2))
-    out = {"codescore": mean[:, 0], "exec_prob": mean[:, 1]}
+    rows = score(
+        model,
+        generated=[s.generated for s in samples],
+        references=[s.reference for s in samples],
+        nls=[s.nl for s in samples],
+        batch_size=batch_size,
+        progress=progress,
+        tokenizer=tokenizer,
+    )
+
+    def column(key: str) -> np.ndarray:
+        return np.array([np.nan if row[key] is None else row[key] for row in rows], dtype=float)
+
+    out = {"codescore": column("codescore"), "exec_prob": column("exec_prob")}
     for fmt in FORMATS:
-        out[f"codescore_{fmt}"] = per_format[fmt][:, 0]
+        out[f"codescore_{fmt}"] = column(f"codescore_{fmt}")
     return out
 
 

@@ -307,9 +307,8 @@ def _evaluate(run: _Run) -> dict[str, float]:
     predictions = predict(
         model,
         run.dev_samples,
-        run.collator,
+        run.collator.encoder.tokenizer,
         run.settings.eval_batch_size,
-        run.accelerator.device,
         progress=run.settings.progress,
     )
     return dev_metrics(predictions, run.dev_samples)
