@@ -158,6 +158,9 @@ class Executor:
         preload: tuple[str, ...] = DEFAULT_PRELOAD,
         shared_imports: tuple[str, ...] = DEFAULT_SHARED_IMPORTS,
     ) -> None:
+        for name, value in (("preload", preload), ("shared_imports", shared_imports)):
+            if isinstance(value, str):
+                raise ValueError(f"{name} is a tuple of module names, not one string: ({value!r},)")
         self.limits = limits or ExecutionLimits()
         self.n_workers = max(1, workers or len(os.sched_getaffinity(0)))
         use_bwrap, use_seccomp = _plan_isolation(isolation)

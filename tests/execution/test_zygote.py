@@ -119,3 +119,8 @@ def test_modules_planted_by_a_program_are_never_imported_by_worker_or_zygote() -
         result = ex.run(Program(user, [CallTest([1], "1/2")], entry_point="f"))
         assert result.passed, result.outcomes[0].detail
         assert ex._workers[0].proc.pid == pid  # the worker never died on a planted shutil
+
+
+def test_one_module_name_as_a_string_is_refused_clearly() -> None:
+    with pytest.raises(ValueError, match=r"not one string: \('numpy',\)"):
+        Executor(workers=1, shared_imports="numpy")
