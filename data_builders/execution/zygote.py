@@ -190,9 +190,17 @@ def _zygote_main(worker: Worker, job_fd: int, result_fd: int) -> None:
     os._exit(code)
 
 
+ZYGOTE_NAME = b"unice-zygote"
+"""The zygote's process name (``/proc/PID/comm``, what ``ps`` and ``top`` show); its
+program children inherit it."""
+_PR_SET_NAME = 15
+
+
 def _die_with_worker() -> None:
-    """The zygote must not outlive its worker (inside bubblewrap the namespace sees to it too)."""
+    """The zygote must not outlive its worker (inside bubblewrap the namespace sees to it too),
+    and is named so that it can be told from its worker."""
     from data_builders.execution.child import _LIBC, _PR_SET_PDEATHSIG
 
     if _LIBC is not None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        _LIBC.prctl(_PR_SET_NAME, ZYGOTE_NAME)

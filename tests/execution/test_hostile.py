@@ -20,6 +20,7 @@ from data_builders.execution import (
     process,
 )
 from data_builders.execution.process import scratch_parent
+from data_builders.execution.zygote import ZYGOTE_NAME
 
 MARKER = "unice-hostile-marker"
 
@@ -137,17 +138,32 @@ def _descendants(root: int) -> set[int]:
 
 
 def _worker_processes() -> int:
-    """Our own executor processes (other test runs on this machine may have theirs)."""
+    """Our own executor processes (other test runs on this machine may have theirs), import
+    zygotes aside."""
     ours = _descendants(os.getpid())
-    return len(set(processes_with("data_builders.execution.worker")) & ours)
+    found = set(processes_with("data_builders.execution.worker")) & ours
+    return len({pid for pid in found if not _is_zygote(pid)})
 
 
 def _program_processes() -> set[int]:
-    """Our executor processes that are not workers themselves: programs' children, or
+    """Our executor processes that are neither workers nor zygotes: programs' children, or
     anything they forked. The worker reaps a child just after answering, so a caller polls."""
     found = set(processes_with("data_builders.execution.worker")) & _descendants(os.getpid())
     pythons = {pid for pid in found if not _argv0(pid).endswith("bwrap")}  # not its wrapper
-    return {pid for pid in pythons if _parent(pid) in pythons}
+    return {pid for pid in pythons if _parent(pid) in pythons and not _is_zygote(pid)}
+
+
+def _comm(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _is_zygote(pid: int) -> bool:
+    """A worker's import zygote (its program children inherit the name, not the parent)."""
+    zygote = ZYGOTE_NAME.decode()
+    return _comm(pid) == zygote and _comm(_parent(pid)) != zygote
 
 
 def _argv0(pid: int) -> str:
@@ -241,6 +257,28 @@ def test_sandboxed_hostile_program_is_contained(executor: Executor, name: str) -
         pytest.skip(f"needs bubblewrap + seccomp (have {executor.isolation})")
     source, allowed = SANDBOX_ONLY[name]
     _check_contained(executor, source, allowed)
+
+
+@pytest.fixture(scope="module")
+def zygote_executor():
+    """A pool whose programs importing ``fractions`` run in the import zygote (made up front
+    on every worker, so that counting processes before and after a program is fair)."""
+    limits = ExecutionLimits(timeout=1.0, memory_mb=1024)
+    with Executor(workers=2, limits=limits, shared_imports=("fractions",)) as ex:
+        warm = Program(USES_ZYGOTE + GOOD, ONE, entry_point="f")
+        assert all(r.passed for r in ex.map([warm] * 8))
+        yield ex
+
+
+USES_ZYGOTE = "from fractions import Fraction\n"
+
+
+@pytest.mark.parametrize("name", sorted({**HOSTILE, **SANDBOX_ONLY}))
+def test_hostile_program_is_contained_in_the_zygote(zygote_executor: Executor, name: str) -> None:
+    if name in SANDBOX_ONLY and zygote_executor.isolation != "bwrap+seccomp":
+        pytest.skip(f"needs bubblewrap + seccomp (have {zygote_executor.isolation})")
+    source, allowed = {**HOSTILE, **SANDBOX_ONLY}[name]
+    _check_contained(zygote_executor, USES_ZYGOTE + source, allowed)
 
 
 def test_writing_outside_scratch_is_refused(executor: Executor, tmp_path: Path) -> None:
