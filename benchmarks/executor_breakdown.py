@@ -121,6 +121,8 @@ def main() -> None:
     with open(log_path) as log:
         phases = [json.loads(line) for line in log]
     os.unlink(log_path)
+    for name in os.listdir(scratch):  # the last child's stdout/stderr
+        os.unlink(os.path.join(scratch, name))
     os.rmdir(scratch)
     confine, compile_, run = (_median([p[i] for p in phases]) * 1e3 for i in range(3))
     print(f"median per child: confine {confine:.3f} ms, compile {compile_:.3f} ms, "

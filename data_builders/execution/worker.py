@@ -99,7 +99,7 @@ class Worker:
         for entry in os.scandir(self.scratch):
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    import shutil  # rarely needed: imported only then (see _spawn)
+                    import shutil  # rarely needed: imported only then, keeping forks cheap
 
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
