@@ -97,13 +97,12 @@ def _environment(scratch: str) -> dict[str, str]:
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",
-        "HOLD": os.environ.get("HOLD", ""),  # no display in the sandbox: never probe for one
+        "MPLBACKEND": "Agg",  # no display in the sandbox: never probe for one
     }
 
 
 class WorkerProcess:
-    """One worker; ``execute(job)`` yields its messages, respawning after the worker dies."""
+    """One worker: ``send`` a job, ``read`` its messages, ``restart`` it after it dies."""
 
     def __init__(
         self,
