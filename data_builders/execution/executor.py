@@ -258,8 +258,7 @@ class Executor:
     ) -> Iterator[ProgramResult]:
         """Run many programs on all workers; results come back in input order.
 
-        Each worker gets a lane (:mod:`.lanes`) that keeps its next job queued behind the
-        running one.
+        Each worker gets a lane (:mod:`.lanes`): a thread that runs programs on it.
 
         Args:
             programs: any iterable (consumed lazily, a bounded window at a time).

@@ -1,20 +1,14 @@
-"""Host side of the pool: one *lane* per worker keeps it fed, with the next job already queued.
+"""Host side of the pool: one *lane* (a thread) per worker runs programs from a shared feed.
 
-Why pipelined: a worker that finishes a program would otherwise wait for the host to notice,
-build the next job and send it — a round trip through Python threads that share one GIL.
-Measured here with 2 workers on 2 cores, that left 13% of the CPU idle (adding workers did
-not help). A lane writes the next job while the current one runs, so the worker reads it
-the moment it is free.
+``Executor.run`` and ``Executor.map`` both go through here. A lane takes the next program,
+sends its job, reads one message per test, and hands the result to the feed, which gives
+results back in input order. A worker that dies or stalls is replaced and the program resumes
+after the test it was on (that test is labelled ``runtime_error`` or ``timeout``).
 
-Rules that keep it safe:
-
-* at most two jobs in flight per worker, and the second only when its encoded size is
-  at most :data:`PIPELINE_BYTES`: it then fits in the worker's stdin pipe, so writing it can
-  never block while the worker is itself blocked writing results the lane is not reading;
-* messages come back strictly in job order (a worker runs one job at a time), so each
-  belongs to the oldest job in flight;
-* a worker that dies or stalls is replaced, the oldest job resumes after the test it was on
-  (that test is labelled as before) and the queued job is sent again from its start.
+What keeps workers busy is the feed's window, not queueing jobs ahead: results are yielded in
+input order, so a slow program holds back every result after it, and the window bounds how
+far the other lanes may run ahead meanwhile (see ``MAP_WINDOW_PER_WORKER``). Queueing a second
+job in each worker was measured too (2 workers, 2 cores): no faster, so it is not done.
 """
 
 from __future__ import annotations
@@ -23,7 +17,6 @@ import json
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -31,9 +24,6 @@ from typing import Any
 
 from data_builders.execution.process import WorkerError, WorkerProcess
 from data_builders.execution.types import Program, ProgramResult, TestOutcome
-
-PIPELINE_BYTES = 32 * 1024
-"""Largest job queued behind a running one (a Linux pipe holds 64 KiB)."""
 
 _END = object()
 
@@ -50,14 +40,10 @@ class _Slot:
 
     def __post_init__(self) -> None:
         self.outcomes = [None] * len(self.program.tests)
-        self.payload = _encode(self.job)
 
-    def resend_payload(self) -> bytes:
-        return _encode({**self.job, "start": self.next_index})
-
-
-def _encode(job: dict[str, Any]) -> bytes:
-    return (json.dumps(job) + "\n").encode()
+    def payload(self) -> bytes:
+        """The job, encoded, resuming at the first test without a result."""
+        return (json.dumps({**self.job, "start": self.next_index}) + "\n").encode()
 
 
 class Feed:
@@ -83,19 +69,16 @@ class Feed:
         self.closed = False
         self.failure: BaseException | None = None
 
-    def take(self, block: bool) -> _Slot | None:
-        """The next program, or None: input exhausted, feed closed, or (``block=False``)
-        the window is full. Waits for window space only when there is a program to take."""
+    def take(self) -> _Slot | None:
+        """The next program, or None when the input is exhausted or the feed closed. Waits
+        for window space only when there is a program to take."""
         while True:
             with self._lock:
                 if not self._peek():
                     return None
-            if not self._space.acquire(blocking=False):
-                if not block:
+            while not self._space.acquire(timeout=0.1):
+                if self.closed:
                     return None
-                while not self._space.acquire(timeout=0.1):
-                    if self.closed:
-                        return None
             with self._lock:
                 if self._peeked is None:  # another lane took it meanwhile
                     self._space.release()
@@ -192,68 +175,52 @@ class Lanes:
 
 
 class _Lane:
-    """The loop of one lane: write jobs ahead, read messages, replace a dead worker."""
+    """The loop of one lane: send a job, read its messages, replace a dead worker."""
 
     def __init__(self, worker: WorkerProcess, owner: Lanes, feed: Feed) -> None:
         self.worker = worker
         self.owner = owner
         self.feed = feed
-        self.inflight: deque[_Slot] = deque()
-        self.pending: _Slot | None = None
 
     def run(self) -> None:
-        try:
-            if not self.worker.alive():
-                self.worker.restart()  # died while idle (killed from outside)
-            while True:
-                self._top_up()
-                if not self.inflight:
-                    return
-                self._read_one()
-        except BaseException as exc:
-            for slot in (*self.inflight, *([self.pending] if self.pending else [])):
+        if not self.worker.alive():
+            self.worker.restart()  # died while idle (killed from outside)
+        while (slot := self.feed.take()) is not None:
+            try:
+                self._run(slot)
+            except BaseException as exc:
                 if not slot.future.done():
                     slot.future.set_exception(exc)
-            raise
+                raise
 
-    def _top_up(self) -> None:
-        """Send jobs until two are in flight (the second only if small)."""
+    def _run(self, slot: _Slot) -> None:
+        """All of one program's tests; resumed after a lost worker until each has a result."""
+        while slot.next_index < len(slot.outcomes):
+            while not self.worker.send(slot.payload()):
+                self.worker.restart()
+            if self._read_until_done(slot):
+                break
+        self.owner.finish(slot)
+
+    def _read_until_done(self, slot: _Slot) -> bool:
+        """Read the job's messages: True at its "done", False when the worker was lost."""
         while True:
-            if self.pending is None:
-                self.pending = self.feed.take(block=not self.inflight)
-                if self.pending is None:
-                    return
-            if self.inflight and (
-                len(self.inflight) >= 2 or len(self.pending.payload) > PIPELINE_BYTES
-            ):
-                return
-            slot, self.pending = self.pending, None
-            if not slot.program.tests:
-                self.owner.finish(slot)
-                continue
-            self.inflight.append(slot)
-            if not self.worker.send(slot.payload):
-                self._replace_worker()
+            message = self.worker.read(time.monotonic() + self.owner.patience(slot.job))
+            if message is None:
+                self._lost(slot)
+                return False
+            if "k" in message:
+                index = message["k"]  # the worker checked it is the next test's index
+                slot.outcomes[index] = self.owner.to_outcome(slot.program.tests[index], message)
+                slot.next_index = index + 1
+            elif message.get("done"):
+                return True
 
-    def _read_one(self) -> None:
-        head = self.inflight[0]
-        message = self.worker.read(time.monotonic() + self.owner.patience(head.job))
-        if message is None:
-            self._lost(head)
-            return
-        if "k" in message:
-            index = message["k"]  # the worker checked it is the next test's index
-            head.outcomes[index] = self.owner.to_outcome(head.program.tests[index], message)
-            head.next_index = index + 1
-        elif message.get("done"):
-            self.inflight.popleft()
-            self.owner.finish(head)
-
-    def _lost(self, head: _Slot) -> None:
-        """No answer in time, or the worker died: label the test it was on, start over."""
+    def _lost(self, slot: _Slot) -> None:
+        """No answer in time, or the worker died: label the test it was on, restart it."""
         alive = self.worker.alive()
-        if head.next_index < len(head.outcomes):  # else it died between the last result and "done"
-            head.outcomes[head.next_index] = TestOutcome(
+        if slot.next_index < len(slot.outcomes):  # else it died between the last result and "done"
+            slot.outcomes[slot.next_index] = TestOutcome(
                 "timeout" if alive else "runtime_error",
                 0.0,
                 None,
@@ -261,16 +228,5 @@ class _Lane:
                 if alive
                 else "the program killed its worker process",
             )
-            head.next_index += 1
-        self._replace_worker()
-
-    def _replace_worker(self) -> None:
-        """Restart the worker and resend what was in flight, oldest first, from where it was."""
-        while True:
-            self.worker.restart()
-            if self.inflight and self.inflight[0].next_index >= len(self.inflight[0].job["tests"]):
-                self.owner.finish(self.inflight.popleft())
-            payloads = [self.inflight[0].resend_payload()] if self.inflight else []
-            payloads += [slot.payload for slot in list(self.inflight)[1:]]
-            if all(self.worker.send(payload) for payload in payloads):
-                return
+            slot.next_index += 1
+        self.worker.restart()
