@@ -107,6 +107,13 @@ def check_plain(value: Any, depth: int = 0) -> None:
         raise NotPlainError(f"candidate returned a {kind.__qualname__}, not a builtin value")
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte (``os.write`` may write part of it, to a pipe in particular)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 class Channel:
     """The result pipe (close-on-exec, so an exec'd program could not inherit it)."""
 
@@ -116,9 +123,7 @@ class Channel:
     def send(self, message: dict[str, Any]) -> None:
         message["c"] = _CLOCK["cpu"]  # lets the worker spot a test stuck in C code early
         data = (_ENCODER.encode(message) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view) :]
+        write_all(self.fd, data)
 
 
 def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> None:

@@ -34,6 +34,7 @@ from data_builders.execution.child import (
     install_timeout_handler,
     random,
     warm_up,
+    write_all,
 )
 from data_builders.execution.replay import verify_pass
 from data_builders.execution.statuses import STATUSES
@@ -91,9 +92,7 @@ class Worker:
         self.shared_imports, self.zygote = frozenset(), None
 
     def send(self, message: dict[str, Any]) -> None:
-        data = memoryview((json.dumps(message) + "\n").encode())
-        while data:
-            data = data[os.write(self.out_fd, data) :]
+        write_all(self.out_fd, (json.dumps(message) + "\n").encode())
 
     def wipe_scratch(self) -> None:
         for entry in os.scandir(self.scratch):
@@ -201,9 +200,7 @@ class Worker:
         *lines, buffer = buffer.split(b"\n")
         accepted = [out for line in lines if (out := state.accept(line)) is not None]
         if accepted:  # validated lines go to the host as they are, in one write
-            data = memoryview(b"\n".join(accepted) + b"\n")
-            while data:
-                data = data[os.write(self.out_fd, data) :]
+            write_all(self.out_fd, b"\n".join(accepted) + b"\n")
         return buffer
 
     def _record_crash(self, job: dict[str, Any], state: _Supervision, wait_status: int) -> None:

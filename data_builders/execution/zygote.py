@@ -35,6 +35,8 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
+from data_builders.execution.child import write_all
+
 if TYPE_CHECKING:
     from data_builders.execution.worker import Worker
 
@@ -98,7 +100,8 @@ class ImportZygote:
             self._start()
         next_index, timeouts, done_sent = job.get("start", 0), 0, False
         try:
-            _write_all(self._to_zygote, json.dumps({"job": job, "modules": modules}) + "\n")
+            request = json.dumps({"job": job, "modules": modules}) + "\n"
+            write_all(self._to_zygote, request.encode())
         except OSError:
             self._buried()
             return next_index, timeouts, done_sent
@@ -114,7 +117,7 @@ class ImportZygote:
                 message = json.loads(line)
                 if message.get("idle"):
                     if forward:
-                        _write_all(self.worker.out_fd, b"\n".join(forward) + b"\n")
+                        write_all(self.worker.out_fd, b"\n".join(forward) + b"\n")
                     return len(job["tests"]), timeouts, done_sent
                 if "k" in message:
                     next_index = message["k"] + 1
@@ -122,7 +125,7 @@ class ImportZygote:
                 done_sent = done_sent or bool(message.get("done"))
                 forward.append(line)
             if forward:
-                _write_all(self.worker.out_fd, b"\n".join(forward) + b"\n")
+                write_all(self.worker.out_fd, b"\n".join(forward) + b"\n")
 
     def _start(self) -> None:
         job_read, job_write = os.pipe()
@@ -150,12 +153,6 @@ class ImportZygote:
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         self.pid, self._to_zygote, self._from_zygote = 0, -1, -1
-
-
-def _write_all(fd: int, data: str | bytes) -> None:
-    view = memoryview(data.encode() if isinstance(data, str) else data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _zygote_main(worker: Worker, job_fd: int, result_fd: int) -> None:
