@@ -250,7 +250,7 @@ class Executor:
         if not self._workers:
             raise RuntimeError("this Executor is closed")
         feed = Feed([program], self._job, window=1)
-        self._lanes.drive(feed, [1], threading.Lock())  # in this thread, on one worker
+        self._lanes.drive(feed)  # in this thread, on one worker
         return next(feed.results())
 
     def map(
@@ -271,11 +271,11 @@ class Executor:
         total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="unice-exec")
-        feed = Feed(programs, self._job, window=MAP_WINDOW_PER_WORKER * self.n_workers)
+        window = MAP_WINDOW_PER_WORKER * self.n_workers
+        feed = Feed(programs, self._job, window=window, lanes=self.n_workers)
         self._feeds.add(feed)
-        lanes_left, lock = [self.n_workers], threading.Lock()
         for _ in range(self.n_workers):
-            self._pool.submit(self._lanes.drive, feed, lanes_left, lock)
+            self._pool.submit(self._lanes.drive, feed)
         bar = tqdm(
             total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
         )

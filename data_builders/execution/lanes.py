@@ -50,7 +50,7 @@ class Feed:
     """Hands programs to lanes in input order and gives their results back in that order.
 
     At most ``window`` results are outstanding (taken but not yet yielded), so a lazy input
-    is read a bounded stretch ahead of the consumer.
+    is read a bounded stretch ahead of the consumer. ``lanes`` is how many lanes drive it.
     """
 
     def __init__(
@@ -58,8 +58,10 @@ class Feed:
         programs: Iterable[Program],
         make_job: Callable[[Program], dict[str, Any]],
         window: int,
+        lanes: int = 1,
     ) -> None:
         self._programs = iter(programs)
+        self._lanes_running = lanes
         self._make_job = make_job
         self._lock = threading.Lock()
         self._space = threading.Semaphore(window)
@@ -112,10 +114,13 @@ class Feed:
         """Hand out no more programs: lanes finish what is in flight and stop."""
         self.closed = True
 
-    def lane_finished(self, last: bool, error: BaseException | None) -> None:
-        """Called by every lane as it stops; the last one ends the results stream."""
-        if error is not None and self.failure is None:
-            self.failure = error
+    def lane_finished(self, error: BaseException | None) -> None:
+        """Called by each of the ``lanes`` as it stops; the last one ends the results stream."""
+        with self._lock:
+            if error is not None and self.failure is None:
+                self.failure = error
+            self._lanes_running -= 1
+            last = self._lanes_running == 0
         if last:
             self._order.put(_END)
 
@@ -150,7 +155,7 @@ class Lanes:
         self._isolation = isolation
         self.patience = patience
 
-    def drive(self, feed: Feed, lanes_left: list[int], lock: threading.Lock) -> None:
+    def drive(self, feed: Feed) -> None:
         """One lane: borrow a worker, keep it fed until the feed runs dry, return it."""
         error: BaseException | None = None
         worker = self._idle.get()
@@ -160,10 +165,7 @@ class Lanes:
             error = exc
         finally:
             self._idle.put(worker)
-            with lock:
-                lanes_left[0] -= 1
-                last = lanes_left[0] == 0
-            feed.lane_finished(last, error)
+            feed.lane_finished(error)
 
     def finish(self, slot: _Slot) -> None:
         missing = [i for i, o in enumerate(slot.outcomes) if o is None]
