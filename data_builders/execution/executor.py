@@ -121,6 +121,27 @@ def installed(modules: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dict[str, Any]:
+    """The worker's job for ``program`` under ``limits`` (what travels to the sandbox: no
+    expected values)."""
+    timeout = float(program.timeout if program.timeout is not None else limits.timeout)
+    return {
+        "id": job_id,
+        "mode": program.kind(),
+        "source": program.source,
+        "setup": program.setup,
+        "entry_point": program.entry_point,
+        "tests": [_encode_test(t) for t in program.tests],
+        "start": 0,
+        "timeout": timeout,
+        "memory_mb": limits.memory_mb,
+        "max_output": limits.max_output_bytes,
+        "nofile": limits.nofile,
+        "max_wall_factor": limits.max_wall_factor,
+        "max_timeouts": limits.max_timeouts,
+    }
+
+
 def _encode_test(test: Any) -> dict[str, Any]:
     if isinstance(test, CallTest):
         try:
@@ -221,25 +242,9 @@ class Executor:
 
     # -- running --------------------------------------------------------------------------
     def _job(self, program: Program) -> dict[str, Any]:
-        kind = program.kind()
-        timeout = float(program.timeout if program.timeout is not None else self.limits.timeout)
         with self._lock:
             job_id = next(self._job_ids)
-        return {
-            "id": job_id,
-            "mode": kind,
-            "source": program.source,
-            "setup": program.setup,
-            "entry_point": program.entry_point,
-            "tests": [_encode_test(t) for t in program.tests],
-            "start": 0,
-            "timeout": timeout,
-            "memory_mb": self.limits.memory_mb,
-            "max_output": self.limits.max_output_bytes,
-            "nofile": self.limits.nofile,
-            "max_wall_factor": self.limits.max_wall_factor,
-            "max_timeouts": self.limits.max_timeouts,
-        }
+        return build_job(program, self.limits, job_id)
 
     def _patience(self, job: dict[str, Any]) -> float:
         """Seconds without any message after which a worker is taken for stuck."""
