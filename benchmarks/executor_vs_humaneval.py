@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from data_builders.execution import ExecutionLimits, Executor  # noqa: E402
+from data_builders.execution import executor as executor_module  # noqa: E402
 from data_builders.problems.humaneval import make_program  # noqa: E402
 
 REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
@@ -131,6 +132,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--copies", type=int, default=3, help="copies of the 164-program sets")
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=None,
+        help="ours: programs per worker that map may run ahead of the oldest unfinished one "
+        "(default: the library's MAP_WINDOW_PER_WORKER)",
+    )
     parser.add_argument("--real", type=int, default=5, help="real samples per problem (0: none)")
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument(
@@ -145,11 +153,14 @@ def main() -> None:
     from data_builders.problems.humaneval import load_humaneval
 
     problems = load_humaneval()
+    if args.window is not None:
+        executor_module.MAP_WINDOW_PER_WORKER = args.window
     started = time.perf_counter()
     limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts or None)
     with Executor(workers=args.workers, limits=limits) as executor:
         print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
               f"max_timeouts={limits.max_timeouts}, "
+              f"window {executor_module.MAP_WINDOW_PER_WORKER} per worker, "
               f"started in {time.perf_counter() - started:.2f}s")  # fmt: skip
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"{'set':<18}{'n':>5}{'ours/s':>9}{'h-e/s':>8}{'ratio':>7}"
