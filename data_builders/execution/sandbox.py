@@ -120,7 +120,7 @@ def build_filter() -> Any:
     with contextlib.suppress(OSError, RuntimeError, ValueError):
         flt.set_attr(sc.Attr.CTL_SSB, 1)
     # A binary tree of syscall numbers instead of a linear list: the kernel checks every
-    # syscall number against the filter when it is attached (78 vs 105 µs per child here).
+    # syscall number against the filter when it is attached, and a tree is quicker to check.
     with contextlib.suppress(OSError, RuntimeError, ValueError, AttributeError):
         flt.set_attr(sc.Attr.CTL_OPTIMIZE, 2)
     for name in (*_DENY_EPERM, "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
