@@ -23,6 +23,7 @@ from data_builders.candidates.base import Candidate
 from data_builders.candidates.mutants import make_mutants
 from data_builders.candidates.samples import read_samples
 from data_builders.dataset.config import BuildConfig
+from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.finalize import finalize
 from data_builders.dataset.labels import label
 from data_builders.dataset.store import ProgressStore
@@ -55,6 +56,7 @@ class BuildRequest:
     shard_index: int = 0
     cache_dir: Path | None = None
     chunk_size: int = 256  # candidates labelled per batch (rows reach disk after each)
+    samples_per_task: int | None = None  # keep the first N samples of each task
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
@@ -70,12 +72,15 @@ class BuildRequest:
             "num_shards": self.num_shards,
             "shard_index": self.shard_index,
             "config_fingerprint": self.config.fingerprint(),
+            "input_convention": INPUT_CONVENTION,
+            "samples_per_task": self.samples_per_task,
         }
 
     def candidate_sources(self) -> list[str]:
         sources = []
         if self.samples:
-            sources.append(f"samples:{self.samples.name}")
+            per_task = f" (first {self.samples_per_task} per task)" if self.samples_per_task else ""
+            sources.append(f"samples:{self.samples.name}{per_task}")
         if self.mutants:
             sources.append(f"mutants: {self.mutants} per task")
         if self.generate:
@@ -127,7 +132,11 @@ def _candidates(
 ) -> Iterator[Candidate]:
     """Every candidate of this shard, in dataset order, skipping ids already labelled."""
     selected = {spec.task_id for spec in specs}
-    from_samples = read_samples(request.samples, problems, selected) if request.samples else {}
+    from_samples = (
+        read_samples(request.samples, problems, selected, request.samples_per_task)
+        if request.samples
+        else {}
+    )
     for spec in specs:
         yield from from_samples.get(spec.task_id, [])
         if request.mutants:
@@ -170,8 +179,10 @@ def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
     return {
         "task_id": spec.task_id,
         "_index": spec.index,
-        "nl": spec.problem.nl or "",
-        "reference": spec.references[0] if spec.references else "",
+        "nl": task_text(spec.problem),
+        "reference": code_without_prompt(spec.references[0], spec.problem)
+        if spec.references
+        else "",
         "n_original": len(spec.original_tests),
         "n_tests": len(spec.original_tests) + len(suite.cases),
         "n_generated": suite.n_generated,
@@ -189,6 +200,8 @@ def build_meta(request: BuildRequest) -> dict[str, Any]:
         "config": request.config.to_dict(),
         "candidate_sources": request.candidate_sources(),
         "max_problems": request.max_problems,
+        "samples_per_task": request.samples_per_task,
+        "input_convention": INPUT_CONVENTION,
     }
 
 
