@@ -200,8 +200,8 @@ def _maybe_resume(run: _Run) -> TrainerState:
                 "<output_dir>/last folder of an earlier run, or trainer.resume=auto"
             )
         return TrainerState()
-    saved = load_fingerprint(folder)
-    if saved is not None and saved != run.fingerprint:
+    saved = load_fingerprint(folder) or {}
+    if saved != run.fingerprint:
         what = [key for key in run.fingerprint if saved.get(key) != run.fingerprint[key]]
         raise CheckpointError(
             f"{folder} was saved by a run with other {' and '.join(what) or 'settings'}; "
