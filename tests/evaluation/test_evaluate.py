@@ -39,7 +39,9 @@ def run(overrides: list[str]) -> tuple[dict, str]:
 def full_run(tmp_path_factory: pytest.TempPathFactory, tiny_checkpoint: Path):
     folder = tmp_path_factory.mktemp("data")
     write_rows(folder / "test.jsonl", fixture_rows())
-    (folder / "stats.json").write_text(json.dumps({"execution_seconds": 12.5, "input_convention": 2}))
+    (folder / "stats.json").write_text(
+        json.dumps({"execution_seconds": 12.5, "input_convention": 2})
+    )
     scores = folder / "other.jsonl"
     write_rows(
         scores, [{"id": r["id"], "Oracle": r["pass_ratio"], "Judge": None} for r in fixture_rows()]
