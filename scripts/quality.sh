@@ -8,11 +8,12 @@
 # continues the training from runs/zeroshot_cpu/last, and only re-evaluates.
 #
 #   FULL_HE=1 bash scripts/quality.sh     # HE-Eval with all 100 samples per problem (16,400 programs)
+#   WITH_APPS=1 bash scripts/quality.sh   # add the real-APPS subset to the training mix (+20-30 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 SHARED=${SHARED:-../shared/data}
-RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu}
+RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu$([[ "${WITH_APPS:-0}" == 1 ]] && echo _apps)}
 OUT=${OUT:-outputs/quality}
 HE_PER_TASK=${HE_PER_TASK:-20}
 export HF_HUB_OFFLINE=${HF_HUB_OFFLINE:-1} HF_DATASETS_OFFLINE=${HF_DATASETS_OFFLINE:-1}
@@ -55,15 +56,19 @@ stamp "1/3 building datasets"
 MBPP=(mbpp --source "$SHARED/mbpp_sanitized_humaneval_format.jsonl")
 timed build_mbpp_real build data/mbpp-real "${MBPP[@]}" --samples "$SHARED/mbpp_generations.jsonl"
 timed build_mbpp_mutants build data/mbpp-mutants "${MBPP[@]}" --mutants 4
-timed build_apps build data/apps-subset apps --source "$SHARED/apps_subset/problems.jsonl" \
-  --samples "$SHARED/apps_subset/samples.jsonl"
+train_data=()
+if [[ "${WITH_APPS:-0}" == 1 ]]; then
+  timed build_apps build data/apps-subset apps --source "$SHARED/apps_subset/problems.jsonl" \
+    --samples "$SHARED/apps_subset/samples.jsonl"
+  train_data=(data=zeroshot_cpu_apps)
+fi
 timed build_he build "$HE_DIR" humaneval --samples "$SHARED/humaneval_codegen16b_samples.jsonl" \
   "${per_task[@]}" --split-ratios 0,0,1
 timed build_he_multi build data/he-multi humaneval --samples "$SHARED/humaneval_generations_multi.jsonl" \
   --split-ratios 0,0,1
 
 stamp "2/3 training +experiment=zeroshot_cpu in $RUN_DIR"
-timed train "$PY" train.py +experiment=zeroshot_cpu output_dir="$RUN_DIR"
+timed train "$PY" train.py +experiment=zeroshot_cpu "${train_data[@]}" output_dir="$RUN_DIR"
 
 stamp "3/3 zero-shot evaluation on HumanEval (never trained on)"
 timed eval_he "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$HE_DIR" split=test output_dir="$OUT/he-eval"
