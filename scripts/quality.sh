@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 SHARED=${SHARED:-../shared/data}
-RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu$([[ "${WITH_APPS:-0}" == 1 ]] && echo _apps)}
+if [[ "${WITH_APPS:-0}" == 1 ]]; then RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu_apps}; fi
+RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu}
 OUT=${OUT:-outputs/quality}
 HE_PER_TASK=${HE_PER_TASK:-20}
 export HF_HUB_OFFLINE=${HF_HUB_OFFLINE:-1} HF_DATASETS_OFFLINE=${HF_DATASETS_OFFLINE:-1}
