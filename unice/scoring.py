@@ -109,7 +109,7 @@ def score(
     unique = sorted(set(source))
     # longest first, so each batch pads to similar lengths; rows are put back in input order
     order = sorted(unique, key=lambda i: -_chars(generated[i], references[i], nls[i]))
-    batches = [order[i : i + batch_size] for i in range(0, n, batch_size)]
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     if progress:
         from tqdm.auto import tqdm
 
