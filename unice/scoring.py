@@ -131,16 +131,20 @@ def _chars(*texts: str | None) -> int:
     return sum(len(text or "") for text in texts)
 
 
+def has_usable_format(formats: Sequence[str], reference: str | None, nl: str | None) -> bool:
+    """Whether a sample with this reference/NL can be scored in one of ``formats``."""
+    has_ref, has_nl = bool(reference and reference.strip()), bool(nl and nl.strip())
+    return (
+        ("ref" in formats and has_ref)
+        or ("nl" in formats and has_nl)
+        or ("ref_nl" in formats and has_ref and has_nl)
+    )
+
+
 def _check_usable(formats: list[str], references: list, nls: list) -> None:
     """Fail before any compute when a sample has no format this model scores."""
     for index, (ref, nl) in enumerate(zip(references, nls, strict=True)):
-        has_ref, has_nl = bool(ref and ref.strip()), bool(nl and nl.strip())
-        usable = (
-            ("ref" in formats and has_ref)
-            or ("nl" in formats and has_nl)
-            or ("ref_nl" in formats and has_ref and has_nl)
-        )
-        if not usable:
+        if not has_usable_format(formats, ref, nl):
             raise ScoringInputError(
                 f"sample {index} has no usable format: this model scores {', '.join(formats)}; "
                 "give it a reference and/or an NL description"

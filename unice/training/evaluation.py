@@ -10,7 +10,7 @@ from unice.data.dataset import Sample
 from unice.metrics import auroc, regression_metrics
 from unice.metrics.example_level import within_problem_score
 from unice.modeling.configuration import FORMATS
-from unice.scoring import score
+from unice.scoring import empty_row, has_usable_format, score
 
 
 def predict(
@@ -28,15 +28,20 @@ def predict(
     Returns:
         ``{"codescore": (n,), "exec_prob": (n,), "codescore_<fmt>": (n,) with nan where absent}``.
     """
-    rows = score(
+    formats = list(model.config.formats)
+    usable = [i for i, s in enumerate(samples) if has_usable_format(formats, s.reference, s.nl)]
+    scored = score(
         model,
-        generated=[s.generated for s in samples],
-        references=[s.reference for s in samples],
-        nls=[s.nl for s in samples],
+        generated=[samples[i].generated for i in usable],
+        references=[samples[i].reference for i in usable],
+        nls=[samples[i].nl for i in usable],
         batch_size=batch_size,
         progress=progress,
         tokenizer=tokenizer,
     )
+    rows = [empty_row() for _ in samples]  # a sample the model has no format for stays nan
+    for index, row in zip(usable, scored, strict=True):
+        rows[index] = row
 
     def column(key: str) -> np.ndarray:
         return np.array([np.nan if row[key] is None else row[key] for row in rows], dtype=float)

@@ -29,6 +29,7 @@ from unice.errors import CheckpointError, TrainingConfigError
 from unice.modeling.build import build_model
 from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
+from unice.scoring import has_usable_format
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.export import export_checkpoint
 from unice.training.optim import OptimConfig, build_optimizer
@@ -137,6 +138,7 @@ def _setup(cfg: DictConfig) -> _Run:
         cfg.model.backbone, pretrained=bool(cfg.model.get("pretrained", True)), **model_kwargs
     )
     mc = model.config
+    train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats)
     optimizer = build_optimizer(
@@ -182,6 +184,23 @@ def _setup(cfg: DictConfig) -> _Run:
         optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger, sampler,
         loader, fingerprint,
     )  # fmt: skip
+
+
+def _trainable(samples: list[Sample], formats: list[str], accelerator) -> list[Sample]:
+    """The samples that feed at least one of the model's formats (a Ref&NL-only model cannot
+    learn from a sample without a reference); says how many were left out."""
+    kept = [s for s in samples if has_usable_format(formats, s.reference, s.nl)]
+    if not kept:
+        raise TrainingConfigError(
+            f"no training sample has what model.formats={formats} needs (a reference and/or an "
+            "NL); add formats the data has, e.g. model.formats=[ref,nl,ref_nl]"
+        )
+    if len(kept) < len(samples):
+        accelerator.print(
+            f"{len(samples) - len(kept)} of {len(samples)} training samples have no input for "
+            f"model.formats={formats} and are left out"
+        )
+    return kept
 
 
 def _plain(value: Any) -> Any:
