@@ -4,9 +4,9 @@ Launched by the host as a fresh interpreter (``python -m data_builders.execution
 inside bubblewrap when available) — never forked from the host, which may have imported torch
 and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
 one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
-(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated; an assertion test's pass
-comes with a ``"calls"`` log, replayed here by :mod:`.replay` and not forwarded) and
-``{"done": true}``.
+(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated) and ``{"done": true}``. An
+assertion test is judged here, never in the child: the child says ``serve`` and answers the
+calls that the test body, run in this process by :mod:`.judge`, sends on a request pipe.
 
 Supervision of a child: wait on a pidfd (not on pipe EOF, which a grandchild could hold
 open), read result lines as they come, kill the whole process group when the child exits or
@@ -26,17 +26,19 @@ import select
 import signal
 import sys
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.child import (
     REPLAY_SEED,
+    Timeout,
     child_main,
     install_timeout_handler,
     random,
     warm_up,
     write_all,
 )
-from data_builders.execution.replay import verify_pass
+from data_builders.execution.judge import ChildGone, judge, setup_namespace
 from data_builders.execution.statuses import STATUSES
 from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.zygote import ImportZygote, heavy_imports
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter
 
 _CHECK_INTERVAL = 0.25
-CHILD_STATUSES = frozenset(STATUSES) | {"ok"}
+CHILD_STATUSES = frozenset(STATUSES) | {"ok", "serve"}
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _SIGNAL_STATUS = {
     signal.SIGXCPU: ("timeout", "CPU time limit exceeded (killed by SIGXCPU)"),
@@ -126,23 +128,32 @@ class Worker:
         while index < total:
             index = self._run_child(job, index)
 
-    def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
+    def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int, int]:
+        """Fork the child; (pid, result pipe, pidfd, request pipe or -1).
+
+        The request pipe exists only for jobs with assertion tests: the worker sends on it
+        the calls of the tests it judges (:mod:`.judge`)."""
         read_fd, write_fd = os.pipe()
+        asks = any(test["kind"] == "assert" for test in job["tests"][start:])
+        request_read, request_write = os.pipe() if asks else (-1, -1)
         random.seed(REPLAY_SEED)  # the child inherits it: the same draws on every run
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            child_main(job, start, self.scratch, write_fd, self.filter)
+            child_main(job, start, self.scratch, write_fd, self.filter, request_read)
         os.close(write_fd)
-        return pid, read_fd, os.pidfd_open(pid)
+        if request_read >= 0:
+            os.close(request_read)
+        return pid, read_fd, os.pidfd_open(pid), request_write
 
     def _run_child(self, job: dict[str, Any], start: int) -> int:
         """Fork a child for tests start.., supervise it; return the next test to run."""
-        pid, read_fd, pidfd = self._spawn(job, start)
+        pid, read_fd, pidfd, request_fd = self._spawn(job, start)
         state = _Supervision(job, start)
+        state.link = _ChildLink(pid, read_fd, pidfd, request_fd, state)
         total = len(job["tests"])
         try:
-            self._supervise(pid, read_fd, pidfd, state)
+            self._supervise(state.link, state)
             if state.next_index >= total:
                 # every result is in: let the host move on while we reap and clean up
                 # (the next job is only read after that, so nothing can overlap)
@@ -150,8 +161,9 @@ class Worker:
         finally:
             _kill_group(pid)
             _, wait_status = os.waitpid(pid, 0)
-            os.close(read_fd)
-            os.close(pidfd)
+            for fd in (read_fd, pidfd, request_fd):
+                if fd >= 0:
+                    os.close(fd)
         if state.next_index < total:  # the child stopped early: say why, then maybe resume
             if not state.out_of_timeouts():
                 self._record_crash(job, state, wait_status)
@@ -169,39 +181,31 @@ class Worker:
             self.send({"k": index, "s": "timeout", "t": 0.0, "d": detail})
         state.next_index = len(job["tests"])
 
-    def _supervise(self, pid: int, read_fd: int, pidfd: int, state: _Supervision) -> None:
-        buffer = b""
-        os.set_blocking(read_fd, False)
+    def _supervise(self, link: _ChildLink, state: _Supervision) -> None:
         while state.next_index < len(state.job["tests"]):
             wait = state.next_wakeup()
-            ready, _, _ = select.select([read_fd, pidfd], [], [], max(0.0, wait))
-            if read_fd in ready:
-                buffer = self._drain(read_fd, buffer, state)
-            if pidfd in ready:
-                self._drain(read_fd, buffer, state)
+            ready, _, _ = select.select([link.read_fd, link.pidfd], [], [], max(0.0, wait))
+            if link.read_fd in ready:
+                link.fill()
+                self._forward(link, state)
+            if link.pidfd in ready:
+                link.fill()
+                self._forward(link, state)
                 return
-            if not ready and state.stalled(pid):
+            if not ready and state.stalled(link.pid):
                 return
-            if state.protocol_error or state.out_of_timeouts():
+            if state.protocol_error or state.out_of_timeouts() or link.gone:
                 return
 
-    def _drain(self, read_fd: int, buffer: bytes, state: _Supervision) -> bytes:
-        while True:
-            try:
-                chunk = os.read(read_fd, 1 << 20)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            buffer += chunk
-            if len(buffer) > state.max_line and b"\n" not in buffer:
-                state.protocol_error = "result line too long"
-                return b""
-        *lines, buffer = buffer.split(b"\n")
-        accepted = [out for line in lines if (out := state.accept(line)) is not None]
-        if accepted:  # validated lines go to the host as they are, in one write
+    def _forward(self, link: _ChildLink, state: _Supervision) -> None:
+        """Validate the child's pending lines; send the accepted ones to the host in one write."""
+        accepted = []
+        while link.lines and not (link.gone or state.protocol_error):
+            out = state.accept(link.lines.popleft())
+            if out is not None:
+                accepted.append(out)
+        if accepted:
             write_all(self.out_fd, b"\n".join(accepted) + b"\n")
-        return buffer
 
     def _record_crash(self, job: dict[str, Any], state: _Supervision, wait_status: int) -> None:
         """The child died or was killed during test ``state.next_index``: label it.
@@ -262,6 +266,8 @@ class _Supervision:
         self.max_line = 4 * job["max_output"] + 4096
         self.backstop = job["max_wall_factor"] * self.timeout + 10.0
         self.cpu_at_start = 0.0  # a forked child's CPU clock starts at zero
+        self.link: _ChildLink | None = None
+        self.scope: dict[str, Any] | None = None  # the test setup's names, for the judge
         self._reset()
 
     def _reset(self) -> None:
@@ -304,8 +310,8 @@ class _Supervision:
         """Validate one child line (untrusted: the program runs in that process);
         the line for the host when it is the next test's result, else None.
 
-        An assertion test's pass is replayed here against its call log (:mod:`.replay`)
-        and stands only if the replay passes too."""
+        An assertion test is never the child's to report: its ``serve`` line starts the
+        test's body here (:mod:`.judge`), and the worker writes the result."""
         try:
             message = json.loads(line)
             index, status = message["k"], message["s"]
@@ -321,6 +327,9 @@ class _Supervision:
             if status == "ok":
                 self.loaded = True
                 return None
+            if status == "serve":
+                self.protocol_error = "status 'serve' before the program loaded"
+                return None
             self.kill_reason = (status, str(message.get("d", ""))[:500])
             return None
         if self.out_of_timeouts():
@@ -329,19 +338,135 @@ class _Supervision:
             self.protocol_error = f"result for test {index} while expecting {self.next_index}"
             return None
         test = self.job["tests"][index]
-        if status == "pass" and test["kind"] == "assert":
-            verdict = verify_pass(test["source"], message.pop("calls", None), self.timeout)
-            if verdict is not None:
-                status, detail = verdict
-                message.update(s=status, d=detail)
-            line = json.dumps(message).encode()  # without the call log: the host needs none
+        if (status == "serve") != (test["kind"] == "assert"):
+            # only the worker decides an assertion test (and only for those does it listen)
+            self.protocol_error = f"status {status!r:.20} for a {test['kind']} test"
+            return None
+        if status == "serve":
+            verdict = self._judge(test["source"], cpu)
+            if verdict is None:  # the child died, stalled or cheated: labelled as a crash
+                return None
+            status, detail, used = verdict
+            line = json.dumps({"k": index, "s": status, "t": used, "d": detail}).encode()
         self.next_index += 1
         self.job["_timeouts"] += status == "timeout"
         return line
 
+    def _judge(self, source: str, cpu: float) -> tuple[str, str, float] | None:
+        """Run an assertion test's body here against the child (:mod:`.judge`); (status,
+        detail, child CPU seconds). The child answers calls only; if it dies, stalls or
+        breaks the protocol, the link is marked gone and the worker labels the test."""
+        link = self.link
+        if self.scope is None:
+            self.scope = setup_namespace(self.job["setup"])
+        link.cpu = cpu
+        signal.setitimer(signal.ITIMER_PROF, 2 * max(self.timeout, 0.05) + 1.0)
+        try:
+            status, detail = judge(source, self.scope, link.ask, bool(self.job.get("entry_point")))
+        except ChildGone as exc:
+            link.gone = True
+            if self.kill_reason is None and not link.eof:
+                self.protocol_error = self.protocol_error or str(exc)
+            return None
+        except Timeout:
+            link.gone = True
+            self.kill_reason = ("timeout", "the test's own evaluation ran out of CPU time")
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        link.send({"end": True})
+        self.cpu_at_start = max(cpu, link.cpu)
+        self._reset()
+        return status, detail, max(0.0, link.cpu - cpu)
+
+    def request_sent(self) -> None:
+        """The judge waits on the child from now: its own time is not the child's stall."""
+        self.last_check = time.monotonic()
+
     def out_of_timeouts(self) -> bool:
         limit = self.job.get("max_timeouts")
         return limit is not None and self.job["_timeouts"] >= limit
+
+
+class _ChildLink:
+    """The worker's end of one child: its result lines, and the calls of the tests judged here.
+
+    Everything read is untrusted: a reply is only ever decoded into plain values."""
+
+    def __init__(self, pid: int, read_fd: int, pidfd: int, request_fd: int, state: _Supervision):
+        self.pid, self.read_fd, self.pidfd, self.request_fd = pid, read_fd, pidfd, request_fd
+        self.state = state
+        self.lines: deque[bytes] = deque()
+        self.buffer = b""
+        self.eof = False
+        self.gone = False  # the judge gave up on this child: the worker kills it
+        self.cpu = 0.0  # the child's CPU clock, as last reported
+        os.set_blocking(read_fd, False)
+        if request_fd >= 0:
+            os.set_blocking(request_fd, False)
+
+    def fill(self) -> None:
+        """Read what the child has written; complete lines go to ``lines``."""
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not chunk:
+                self.eof = True
+                break
+            self.buffer += chunk
+            if len(self.buffer) > self.state.max_line and b"\n" not in self.buffer:
+                self.state.protocol_error = "result line too long"
+                self.buffer = b""
+                return
+        if b"\n" in self.buffer:
+            *lines, self.buffer = self.buffer.split(b"\n")
+            self.lines.extend(lines)
+
+    def send(self, request: dict[str, Any]) -> None:
+        """Write one request, never blocking on a child that stopped reading."""
+        view = memoryview((json.dumps(request) + "\n").encode())
+        while view:
+            try:
+                view = view[os.write(self.request_fd, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise ChildGone("the program closed its request pipe") from None
+            self._wait([self.pidfd], [self.request_fd])
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request, one reply (see :mod:`.judge`)."""
+        self.send(request)
+        self.state.request_sent()
+        while not self.lines:
+            if self.eof or self.state.protocol_error:
+                raise ChildGone("the program's process ended during the test")
+            self._wait([self.read_fd, self.pidfd], [])
+            self.fill()
+        try:
+            reply = json.loads(self.lines.popleft())
+            if type(reply) is not dict:
+                raise ValueError("not an object")
+            self.cpu = float(reply.get("c", self.cpu))
+        except (ValueError, TypeError, RecursionError, OverflowError):
+            self.state.protocol_error = "malformed reply to a call"
+            raise ChildGone("malformed reply to a call") from None
+        return reply
+
+    def _wait(self, readers: list[int], writers: list[int]) -> None:
+        """Wait for the child (or its end), killing it when it stalls."""
+        readable, writable, _ = select.select(
+            readers, writers, [], max(0.0, self.state.next_wakeup())
+        )
+        if self.pidfd in readable and self.read_fd not in readable:
+            self.fill()
+            if not self.lines:
+                raise ChildGone("the program's process ended during the test")
+        if not readable and not writable and self.state.stalled(self.pid):
+            raise ChildGone("the program stalled during the test")
 
 
 def _preload(modules: list[str]) -> None:

@@ -372,7 +372,7 @@ FORGERS = {
 @pytest.mark.parametrize("name", sorted(FORGERS))
 def test_forged_assertion_pass_is_refused(executor: Executor, name: str) -> None:
     """A program failing its assertion tests cannot make them pass by writing "pass" lines
-    on its result pipe or by patching the in-process harness: the worker replays each pass."""
+    on its result pipe or by patching the in-process harness: the worker judges each test."""
     tests = [
         AssertionTest("assert candidate(1) == 2"),
         AssertionTest("for i in range(3):\n    assert candidate(i) == i + 1"),
@@ -382,8 +382,8 @@ def test_forged_assertion_pass_is_refused(executor: Executor, name: str) -> None
 
 
 def test_replayed_assertion_passes_stand(executor: Executor) -> None:
-    """Honest passes survive the replay: random inputs, in-place changes, raised exceptions,
-    keyword arguments and tests that use names the program defines."""
+    """Honest passes survive judging in the worker: random inputs, in-place changes, raised
+    exceptions, keyword arguments and tests that use names the program defines."""
     source = (
         "def helper(x):\n    return x * 2\n"
         "def f(xs=None, *, k=0):\n"
