@@ -79,6 +79,10 @@ class Worker:
         self.zygote = ImportZygote(self) if self.shared_imports else None
         self.in_fd = -1  # the job channel, set by main(): a zygote closes its copy
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+        # the sandbox's other writable folders: what is there now stays, the rest is wiped
+        self.private_dirs = {
+            path: frozenset(os.listdir(path)) for path in config.get("private_dirs", ())
+        }
 
     def become_zygote(self, result_fd: int) -> None:
         """Called in a freshly forked zygote: answer the worker, not the host.
@@ -97,16 +101,12 @@ class Worker:
         write_all(self.out_fd, (json.dumps(message) + "\n").encode())
 
     def wipe_scratch(self) -> None:
-        for entry in os.scandir(self.scratch):
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    import shutil  # rarely needed: imported only then, keeping forks cheap
-
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
+        """Remove what the last program wrote: its scratch folder's contents and, inside
+        bubblewrap, anything new in the sandbox's other writable folders (``/tmp`` outside
+        the scratch folder, ``/dev/shm``), so no program can leave data for the next."""
+        _clear(self.scratch, frozenset())
+        for path, keep in self.private_dirs.items():
+            _clear(path, keep)
 
     def run_job(self, job: dict[str, Any]) -> None:
         """Run every test of a job, one fresh child per crash/timeout."""
@@ -230,6 +230,26 @@ class Worker:
                 message["o"] = output
             self.send(message)
         state.next_index = last
+
+
+def _clear(folder: str, keep: frozenset[str]) -> None:
+    """Delete every entry of ``folder`` but ``keep`` (symlinks themselves, never followed)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in keep:
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                import shutil  # rarely needed: imported only then, keeping forks cheap
+
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def _exit_reason(wait_status: int) -> tuple[str, str]:

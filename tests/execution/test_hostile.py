@@ -300,6 +300,46 @@ def test_scratch_is_wiped_between_programs(executor: Executor) -> None:
         assert listing == ["stderr", "stdout"]
 
 
+LEAVE_BEHIND = (
+    "import os\n"
+    "for folder in ('/tmp', '/dev/shm', '/dev', '/var/tmp'):\n"
+    "    try:\n"
+    "        os.makedirs(folder + '/unice-left/sub', exist_ok=True)\n"
+    "        open(folder + '/unice-left/sub/data', 'w').write('for the next program')\n"
+    "        open(folder + '/unice-left-file', 'w').write('x')\n"
+    "        os.symlink('/tmp/unice-scratch', folder + '/unice-left-link')\n"
+    "    except OSError:\n"
+    "        pass\n"
+)
+LOOK_AROUND = (
+    "import os\n"
+    "def f():\n"
+    "    found = {}\n"
+    "    for folder in ('/tmp', '/dev/shm', '/dev', '/var/tmp'):\n"
+    "        try:\n"
+    "            found[folder] = sorted(os.listdir(folder))\n"
+    "        except OSError:\n"
+    "            found[folder] = None\n"
+    "    return found\n"
+)
+
+
+def test_no_program_leaves_data_for_the_next(executor: Executor) -> None:
+    """Whatever a program writes anywhere it can (/tmp outside its scratch folder, /dev/shm)
+    is gone before the next program runs on that worker."""
+    if "bwrap" not in executor.isolation:
+        pytest.skip(f"needs bubblewrap: without it /tmp is the host's (have {executor.isolation})")
+    look = Program(LOOK_AROUND, [CallTest([])], entry_point="f")
+    before = [executor.run(look).outcomes[0].output for _ in range(executor.n_workers)]
+    assert all("unice-left-file" not in str(listing) for listing in before)
+    for _ in range(2 * executor.n_workers):  # every worker runs a writer
+        writer = Program(LEAVE_BEHIND + LOOK_AROUND, [CallTest([])], entry_point="f")
+        written = executor.run(writer).outcomes[0].output
+        assert "unice-left-file" in written["/tmp"] and "unice-left-file" in written["/dev/shm"]
+    after = [executor.run(look).outcomes[0].output for _ in range(2 * executor.n_workers)]
+    assert all(listing == before[0] for listing in after), after
+
+
 def test_stdio_program_blocking_on_missing_input(executor: Executor) -> None:
     result = executor.run(
         Program("a = input()\nb = input()\nprint(a, b)\n", [StdioTest("1\n", "1 2")])
