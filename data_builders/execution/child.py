@@ -118,7 +118,8 @@ def confine(
     resource.setrlimit(resource.RLIMIT_FSIZE, (job["max_output"], job["max_output"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (job["nofile"], job["nofile"]))
-    budget = math.ceil(_cpu() + (len(job["tests"]) + 1) * (job["timeout"] + 1) + 5)
+    limits = sum(test.get("timeout", job["timeout"]) + 1 for test in job["tests"])
+    budget = math.ceil(_cpu() + limits + job["timeout"] + 6)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget))
     _CLOCK.update(soft=budget, hard=budget)
     if seccomp is None and os.geteuid() != 0:
@@ -189,6 +190,14 @@ def describe(exc: BaseException) -> str:
     return text[-500:]
 
 
+def test_limit(job: dict[str, Any], index: int, timed_out: bool) -> float:
+    """Test ``index``'s CPU limit: its own (calibrated) or the job's, capped at
+    ``after_timeout`` once the program has timed out (the worker computes the same)."""
+    limit = job["tests"][index].get("timeout", job["timeout"])
+    cap = job.get("after_timeout")
+    return min(limit, cap) if timed_out and cap is not None else limit
+
+
 def run_guarded(fn: Any, timeout: float) -> tuple[str, str, Any, float]:
     """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds)."""
     started = arm(timeout)
@@ -243,8 +252,9 @@ def _builtin_name(kind: type) -> str:
 def serve_assertion(
     index: int, namespace: dict[str, Any], entry: str | None, requests: Requests, channel: Channel,
     timeout: float,
-) -> None:  # fmt: skip
-    """Answer the worker's calls for assertion test ``index`` until it says ``end``.
+) -> bool:  # fmt: skip
+    """Answer the worker's calls for assertion test ``index`` until it says ``end``; True
+    when a call ran out of time.
 
     The test body runs in the worker (:mod:`.judge`), never here: this process only turns
     plain arguments into calls and return values into plain data. Whatever the program does
@@ -253,11 +263,11 @@ def serve_assertion(
     """
     random.seed(REPLAY_SEED)  # the program's own draws repeat from test to test
     channel.send({"k": index, "s": "serve"})
-    left, targets = timeout, {}
+    left, targets, timed_out = timeout, {}, False
     while True:
         request = requests.next()
         if "end" in request:
-            return
+            return timed_out
         if "names" in request:
             channel.send(
                 {"n": {name: _describe_name(namespace, name) for name in request["names"]}}
@@ -274,6 +284,7 @@ def serve_assertion(
             continue
         reply, used = _answer(target, args, kwargs, request["a"], max(left, 0.001))
         left -= used
+        timed_out |= reply.get("x") == "timeout"
         channel.send(reply)
 
 
@@ -361,8 +372,10 @@ def run_function_job(
     if status != "ok":
         return
     entry = job.get("entry_point")
+    timed_out = job.get("_timeouts", 0) > 0
     for index in range(start, len(tests)):
         test = tests[index]
+        timeout = test_limit(job, index, timed_out)
         if test["kind"] == "call":
             status, detail, value, used = run_guarded(
                 functools.partial(_call, namespace, entry, test["args"], test.get("truth")),
@@ -372,8 +385,9 @@ def run_function_job(
             if status == "ok":
                 _attach_value(message, value, job["max_output"])
         else:
-            serve_assertion(index, namespace, entry, requests, channel, timeout)
+            timed_out |= serve_assertion(index, namespace, entry, requests, channel, timeout)
             continue
+        timed_out |= status == "timeout"
         channel.send(message)
 
 

@@ -126,13 +126,24 @@ def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dic
     """The worker's job for ``program`` under ``limits`` (what travels to the sandbox: no
     expected values)."""
     timeout = float(program.timeout if program.timeout is not None else limits.timeout)
+    tests = [_encode_test(t) for t in program.tests]
+    if program.test_timeouts is not None:
+        if len(program.test_timeouts) != len(tests):
+            raise ValueError(
+                f"Program.test_timeouts has {len(program.test_timeouts)} limits for "
+                f"{len(tests)} tests: give one per test"
+            )
+        for test, limit in zip(tests, program.test_timeouts, strict=True):
+            if not limit > 0:
+                raise ValueError(f"Program.test_timeouts must be positive seconds, got {limit!r}")
+            test["timeout"] = float(limit)
     return {
         "id": job_id,
         "mode": program.kind(),
         "source": program.source,
         "setup": program.setup,
         "entry_point": program.entry_point,
-        "tests": [_encode_test(t) for t in program.tests],
+        "tests": tests,
         "start": 0,
         "timeout": timeout,
         "memory_mb": limits.memory_mb,
@@ -140,6 +151,7 @@ def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dic
         "nofile": limits.nofile,
         "max_wall_factor": limits.max_wall_factor,
         "max_timeouts": limits.max_timeouts,
+        "after_timeout": limits.after_timeout,
     }
 
 
@@ -249,7 +261,8 @@ class Executor:
 
     def _patience(self, job: dict[str, Any]) -> float:
         """Seconds without any message after which a worker is taken for stuck."""
-        return (self.limits.max_wall_factor + 2) * job["timeout"] + 60.0
+        longest = max([job["timeout"], *(t.get("timeout", 0.0) for t in job["tests"])])
+        return (self.limits.max_wall_factor + 2) * longest + 60.0
 
     def run(self, program: Program) -> ProgramResult:
         """Run one program against its tests; thread-safe (blocks for an idle worker)."""

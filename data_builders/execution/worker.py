@@ -35,6 +35,7 @@ from data_builders.execution.child import (
     child_main,
     install_timeout_handler,
     random,
+    test_limit,
     warm_up,
     write_all,
 )
@@ -292,6 +293,10 @@ class _Supervision:
 
     def _reset(self) -> None:
         """A new test starts now, with the child's CPU clock at ``cpu_at_start``."""
+        job = self.job
+        if self.loaded and self.next_index < len(job["tests"]):
+            self.timeout = float(test_limit(job, self.next_index, job["_timeouts"] > 0))
+        self.backstop = job["max_wall_factor"] * self.timeout + 10.0
         self.test_started = time.monotonic()
         self.last_check = self.test_started
         self.last_cpu = self.cpu_at_start
@@ -346,6 +351,7 @@ class _Supervision:
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True
+                self._reset()  # the first test's own limit
                 return None
             if status == "serve":
                 self.protocol_error = "status 'serve' before the program loaded"
@@ -368,8 +374,9 @@ class _Supervision:
                 return None
             status, detail, used = verdict
             line = json.dumps({"k": index, "s": status, "t": used, "d": detail}).encode()
-        self.next_index += 1
         self.job["_timeouts"] += status == "timeout"
+        self.next_index += 1
+        self._reset()  # the next test's limit (capped once the program has timed out)
         return line
 
     def _judge(self, source: str, cpu: float) -> tuple[str, str, float] | None:
