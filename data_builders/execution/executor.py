@@ -223,7 +223,11 @@ class Executor:
             "+".join(name for name, on in (("bwrap", use_bwrap), ("seccomp", seccomp_active)) if on)
             or "rlimits"
         )
-        self._lanes = Lanes(self._idle, _outcome, self.isolation, self._patience)
+        # programs importing heavy libraries all go to one worker, whose zygote imports
+        # each library once for the pool (lanes.py)
+        self._heavy = frozenset(shared)
+        router = self._workers[0] if self._heavy and self.n_workers > 1 else None
+        self._lanes = Lanes(self._idle, _outcome, self.isolation, self._patience, router)
         if self.isolation != "bwrap+seccomp" and isolation == "auto":
             missing = [bwrap_problem()] if not use_bwrap else []
             missing += [seccomp_problem() or "seccomp filter refused"] if not seccomp_active else []
@@ -259,6 +263,12 @@ class Executor:
             job_id = next(self._job_ids)
         return build_job(program, self.limits, job_id)
 
+    def _imports_heavy(self, program: Program) -> bool:
+        """Whether the program's imports name a library served by the import zygote."""
+        from data_builders.execution.zygote import heavy_imports
+
+        return bool(self._heavy) and bool(heavy_imports(program.source, self._heavy))
+
     def _patience(self, job: dict[str, Any]) -> float:
         """Seconds without any message after which a worker is taken for stuck."""
         longest = max([job["timeout"], *(t.get("timeout", 0.0) for t in job["tests"])])
@@ -291,7 +301,9 @@ class Executor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="unice-exec")
         window = MAP_WINDOW_PER_WORKER * self.n_workers
-        feed = Feed(programs, self._job, window=window, lanes=self.n_workers)
+        feed = Feed(
+            programs, self._job, window=window, lanes=self.n_workers, prefers=self._imports_heavy
+        )
         self._feeds.add(feed)
         for _ in range(self.n_workers):
             self._pool.submit(self._lanes.drive, feed)
