@@ -57,14 +57,15 @@ _SIGNAL_STATUS = {
 }
 
 
-def _child_cpu(pid: int) -> float | None:
-    """CPU seconds used by a process, from /proc (None when it is gone)."""
+def _child_cpu(pid: int) -> tuple[float, bool] | None:
+    """CPU seconds used by a process and whether it is runnable (running or waiting for a
+    CPU), from /proc (None when it is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             fields = handle.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK, fields[0] == b"R"
 
 
 class Worker:
@@ -312,15 +313,18 @@ class _Supervision:
     def stalled(self, pid: int) -> bool:
         """Called when no message came in time: kill if blocked long or past the backstop."""
         now = time.monotonic()
-        cpu = _child_cpu(pid)
-        if cpu is None:
+        reading = _child_cpu(pid)
+        if reading is None:
             return False  # exiting; the pidfd will fire
+        cpu, runnable = reading
         if cpu - self.cpu_at_start >= self.timeout + _CHECK_INTERVAL:
             # SIGPROF did not stop it: stuck in C code (or the handler was replaced)
             self.kill_reason = ("timeout", "CPU time limit exceeded (stopped by the worker)")
             return True
-        # mostly idle since the last look: blocked (sleep, wait), not just starved of CPU
-        if cpu - self.last_cpu < 0.1 * (now - self.last_check):
+        # mostly idle since the last look and not waiting for a CPU: blocked (sleep, wait).
+        # A runnable child is only starved by a busy machine: with limits of 0.1 s and a
+        # niced worker next to a training job, it may get under 10% of a CPU.
+        if not runnable and cpu - self.last_cpu < 0.1 * (now - self.last_check):
             self.blocked += now - self.last_check
         self.last_cpu, self.last_check, self.checked = cpu, now, True
         if self.blocked >= self.timeout or now - self.test_started >= self.backstop:
