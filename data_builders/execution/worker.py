@@ -405,7 +405,13 @@ class _Supervision:
             return None
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
-        link.send({"end": True})
+        try:
+            if link.gone:  # the test itself swallowed the end of the child (bare except)
+                raise ChildGone("the program's process ended during the test")
+            link.send({"end": True})
+        except ChildGone:
+            link.gone = True
+            return None
         self.cpu_at_start = max(cpu, link.cpu)
         self._reset()
         return status, detail, max(0.0, link.cpu - cpu)
@@ -469,7 +475,16 @@ class _ChildLink:
             self._wait([self.pidfd], [self.request_fd])
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        """One request, one reply (see :mod:`.judge`)."""
+        """One request, one reply (see :mod:`.judge`); marks the link gone when it fails."""
+        try:
+            return self._ask(request)
+        except ChildGone:
+            self.gone = True
+            raise
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.gone:
+            raise ChildGone("the program's process already failed this test")
         self.send(request)
         self.state.request_sent()
         while not self.lines:

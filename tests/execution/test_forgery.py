@@ -221,3 +221,16 @@ def test_a_subclass_of_the_expected_type_is_a_wrong_answer(pool: tuple[Executor,
     )
     assert result.outcomes[0].status == "wrong_answer"
     assert "cannot cross" in result.outcomes[0].detail
+
+
+def test_a_test_that_swallows_everything_still_fails_a_crashed_program(
+    pool: tuple[Executor, str],
+) -> None:
+    """A test body with ``except BaseException`` cannot turn the program's crash into a
+    pass: the worker labels the test from the child's end, not from the body's outcome."""
+    executor, prefix = pool
+    source = "import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n"
+    body = "try:\n    candidate(1)\nexcept BaseException:\n    pass\nassert True"
+    tests = [AssertionTest(body), AssertionTest("assert candidate(2) == 3")]
+    result = executor.run(Program(prefix + source, tests, entry_point="f"))
+    assert [o.status for o in result.outcomes] == ["signal", "signal"], result.outcomes
