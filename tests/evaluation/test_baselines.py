@@ -118,3 +118,12 @@ def test_prompt_stripping_lowers_overlap_of_different_bodies() -> None:
     full = run_baseline("b", baseline, [cand], [ref]).columns["BLEU"][0]
     body = run_baseline("b", baseline, [cand], [ref], strip_prompt=True).columns["BLEU"][0]
     assert body < full
+
+
+def test_codebertscore_scores_an_empty_completion_zero_instead_of_failing() -> None:
+    _require("codebertscore")
+    baseline = build_baseline("codebertscore", OPTIONS.get("codebertscore"))
+    run = run_baseline("codebertscore", baseline, [CLOSE, "", "   "], [REFERENCE] * 3)
+    assert run.skipped is None
+    f1 = run.columns["CodeBERTScore-F1"]
+    assert f1[0] > 0.3 and f1[1] == 0.0 and f1[2] == 0.0

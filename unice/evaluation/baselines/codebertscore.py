@@ -77,12 +77,20 @@ class CodeBertScore(Baseline):
         return int(config.num_hidden_layers)
 
     def score(self, candidates: Sequence[str], references: Sequence[str]) -> dict[str, list[float]]:
+        """F1/F3 per pair; a pair whose candidate or reference is empty (an empty completion)
+        scores 0: no token of it matches anything (code_bert_score itself cannot encode an
+        empty string with current tokenizers)."""
         import code_bert_score
 
+        keep = [i for i, (c, r) in enumerate(zip(candidates, references, strict=True))
+                if c.strip() and r.strip()]  # fmt: skip
+        f1_all, f3_all = [0.0] * len(candidates), [0.0] * len(candidates)
+        if not keep:
+            return {"CodeBERTScore-F1": f1_all, "CodeBERTScore-F3": f3_all}
         try:
             _, _, f1, f3 = code_bert_score.score(
-                cands=list(candidates),
-                refs=list(references),
+                cands=[candidates[i] for i in keep],
+                refs=[references[i] for i in keep],
                 model_type=str(self.model),
                 num_layers=self.num_layers,
                 batch_size=self.batch_size,
@@ -92,7 +100,9 @@ class CodeBertScore(Baseline):
             raise BaselineUnavailable(
                 f"encoder {self.model!r} could not be loaded ({exc})"
             ) from None
-        return {"CodeBERTScore-F1": f1.tolist(), "CodeBERTScore-F3": f3.tolist()}
+        for position, index in enumerate(keep):
+            f1_all[index], f3_all[index] = float(f1[position]), float(f3[position])
+        return {"CodeBERTScore-F1": f1_all, "CodeBERTScore-F3": f3_all}
 
     def describe(self) -> dict[str, Any]:
         return {"model": self.model, "num_layers": self.num_layers, "device": self.device}
