@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make quality`: does CodeScore rank real programs of problems it never saw better than the baselines?
-#   1. build the training mix from ../shared (real MBPP generations, MBPP mutants, the real-APPS subset)
+#   1. build the training data from ../shared (real MBPP generations; the real-APPS subset with WITH_APPS=1)
 #      and the zero-shot sets (HE-Eval from CodeGen-16B samples, HumanEval programs of 39 other generators)
 #   2. train +experiment=zeroshot_cpu (the offline MiniLM, CPU) -> runs/zeroshot_cpu/best
 #   3. evaluate it zero-shot next to every baseline on the same rows -> outputs/quality/report.{md,json}
@@ -56,7 +56,6 @@ build() {  # build DIR ARGS...: skipped when DIR holds a complete build (the com
 stamp "1/3 building datasets"
 MBPP=(mbpp --source "$SHARED/mbpp_sanitized_humaneval_format.jsonl")
 timed build_mbpp_real build data/mbpp-real "${MBPP[@]}" --samples "$SHARED/mbpp_generations.jsonl"
-timed build_mbpp_mutants build data/mbpp-mutants "${MBPP[@]}" --mutants 4
 train_data=()
 if [[ "${WITH_APPS:-0}" == 1 ]]; then
   timed build_apps build data/apps-subset apps --source "$SHARED/apps_subset/problems.jsonl" \

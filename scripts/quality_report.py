@@ -119,7 +119,7 @@ def main() -> int:
     lines = ["# `make quality`: CodeScore zero-shot on HumanEval", ""]
     lines.append(
         f"Checkpoint `{args.checkpoint}` (trained by `+experiment=zeroshot_cpu` on real MBPP and "
-        "APPS generations and MBPP mutants; no HumanEval problem in training). Every row of a "
+        "generations (and APPS with WITH_APPS=1); no HumanEval problem in training). Every row of a "
         "table is scored on the same programs."
     )
     for title, folder in sets.items():

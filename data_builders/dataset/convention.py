@@ -9,7 +9,9 @@ mutants the mutation itself was cut away. Under this convention the task text ap
   with its starter code when it has one);
 - ``generated`` / ``reference``: the code without that prompt repeated (a HumanEval completion
   is its body; a whole program that starts with the prompt has the prompt removed; a program
-  that does not start with it is kept whole);
+  that redefines the prompt's function loses that function's signature and docstring, keeping
+  its body where the function stood and every other line -- imports, helpers -- as written;
+  anything else is kept whole);
 - ``program``: the complete program that was executed (provenance; never fed to the model).
 
 Builders, ``unice-score``, training and ``evaluate.py`` all read rows through this module, so
@@ -19,6 +21,7 @@ it (no field) are refused with the command that rebuilds them.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -63,10 +66,53 @@ def task_text(problem: Problem) -> str:
 
 
 def code_without_prompt(program: str, problem: Problem) -> str:
-    """The ``generated``/``reference`` field of ``program``: the task's prompt removed."""
-    if problem.prompt and problem.reference.startswith(problem.prompt):
-        return strip_prompt(program, problem.prompt)
-    return program
+    """The ``generated``/``reference`` field of ``program``: the task's prompt removed.
+
+    Why the redefinition rule: many generators (chat models, agents) answer a HumanEval/MBPP
+    prompt with the whole function again. Kept whole, its signature repeats the prompt, and its
+    *form* (``def ...`` vs a bare body) tells a model which generator wrote it -- in the MBPP
+    training mix real programs were whole functions and mutants bare bodies, and a model
+    learned "bare body => fails", which inverted its ranking on HumanEval's bodies.
+    """
+    if not (problem.prompt and problem.reference.startswith(problem.prompt)):
+        return program
+    code = strip_prompt(program, problem.prompt)
+    body = function_body(code, problem.entry_point)
+    return code if body is None else body
+
+
+def function_body(program: str, name: str | None) -> str | None:
+    """``program`` with top-level function ``name``'s signature (and docstring) removed: its
+    body stays where the function stood, every other line as written. None when the program
+    does not parse or defines no such function."""
+    if not name or "." in name:
+        return None
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    node = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+         and n.name == name),
+        None,
+    )  # fmt: skip
+    if node is None or not node.body:
+        return None
+    body = node.body
+    if (
+        len(body) > 1
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    lines = program.splitlines(keepends=True)
+    first = min(d.lineno for d in node.decorator_list) if node.decorator_list else node.lineno
+    start = body[0].lineno - 1
+    if body[0].lineno == node.lineno:  # one-line function: ``def f(x): return x``
+        return None
+    end = node.end_lineno or len(lines)
+    return "".join(lines[: first - 1] + lines[start:end] + lines[end:])
 
 
 def row_texts(program: str, problem: Problem, reference: str) -> dict[str, str]:

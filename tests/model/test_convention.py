@@ -34,11 +34,12 @@ def test_function_rows_hold_the_prompt_once():
     assert all(PROMPT not in texts[key] for key in ("generated", "reference"))
 
 
-def test_whole_program_samples_lose_the_prompt_only_when_they_start_with_it():
+def test_whole_program_samples_lose_the_prompt_and_the_repeated_signature():
     redefined = "import math\n\ndef add(a, b):\n    return math.fsum([a, b])\n"
+    kept = "import math\n\n    return math.fsum([a, b])\n"
     problem = _function_problem()
-    assert row_texts(PROMPT + redefined, problem, PROMPT + BODY)["generated"] == redefined
-    assert row_texts(redefined, problem, PROMPT + BODY)["generated"] == redefined
+    assert row_texts(PROMPT + redefined, problem, PROMPT + BODY)["generated"] == kept
+    assert row_texts(redefined, problem, PROMPT + BODY)["generated"] == kept
     # a program that dropped the prompt's leading blank lines still loses it
     assert strip_prompt(PROMPT.lstrip() + BODY, "\n\n" + PROMPT) == BODY
 
@@ -103,3 +104,21 @@ def test_folders_built_before_the_convention_are_refused(tmp_path):
     (tmp_path / "stats.json").write_text(json.dumps({"input_convention": INPUT_CONVENTION}))
     assert stale_folder_message(tmp_path) is None
     assert read_split(tmp_path, "train")[0].generated == "x"
+
+
+def test_a_redefined_prompt_function_keeps_its_body_and_every_other_line():
+    problem = _function_problem()
+    redefined = (
+        "import math\n\n"
+        "def helper(x):\n    return x\n\n"
+        'def add(a,\n        b):\n    """My own docstring."""\n    return helper(a) + b\n'
+    )
+    body = "import math\n\ndef helper(x):\n    return x\n\n    return helper(a) + b\n"
+    assert row_texts(PROMPT + redefined, problem, PROMPT + BODY)["generated"] == body
+    assert row_texts(redefined, problem, PROMPT + BODY)["generated"] == body
+    # what does not parse, or defines another function, is kept as it is
+    assert (
+        row_texts(PROMPT + "    return (a +\n", problem, PROMPT)["generated"] == "    return (a +\n"
+    )
+    other = "def sub(a, b):\n    return a - b\n"
+    assert row_texts(other, problem, PROMPT + BODY)["generated"] == other
