@@ -41,6 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--temperature", type=float, help="default: generation.temperature")
     parser.add_argument("--top-p", type=float, help="default: generation.top_p")
+    parser.add_argument(
+        "--reference-samples",
+        choices=("keep", "flag", "exclude"),
+        default="keep",
+        help="samples that are a copy of their problem's reference solution: keep them, flag "
+        "them (row field is_reference) or exclude them",
+    )
     parser.add_argument("--workers", type=int, help="executor workers (default: one per core)")
     parser.add_argument("--max-problems", type=int, metavar="N", help="first N problems only")
     parser.add_argument("--num-shards", type=int, default=1, metavar="K")
@@ -111,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         n=args.n,
         temperature=args.temperature,
         top_p=args.top_p,
+        reference_samples=args.reference_samples,
         workers=args.workers,
         max_problems=args.max_problems,
         num_shards=args.num_shards,

@@ -48,7 +48,7 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
     tests (see :func:`exec_seconds`)."""
     n_base = len(spec.original_tests)
     base = result.outcomes[:n_base]
-    return {
+    row = {
         "id": candidate.id,
         "task_id": candidate.task_id,
         "nl": spec.problem.nl or "",
@@ -65,6 +65,9 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
         "exec_seconds": exec_seconds(result),
         "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
     }
+    if candidate.is_reference is not None:  # --reference-samples flag
+        row["is_reference"] = candidate.is_reference
+    return row
 
 
 def label(

@@ -22,7 +22,7 @@ from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.mutants import make_mutants
-from data_builders.candidates.samples import read_samples
+from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.finalize import finalize
 from data_builders.dataset.labels import label
@@ -50,6 +50,7 @@ class BuildRequest:
     n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
     temperature: float | None = None
     top_p: float | None = None
+    reference_samples: str = "keep"  # keep | flag | exclude samples that copy a reference
     workers: int | None = None
     max_problems: int | None = None
     num_shards: int = 1
@@ -65,6 +66,7 @@ class BuildRequest:
             "samples": _file_digest(self.samples) if self.samples else None,
             "mutants": self.mutants,
             "generate": [self.generate, *self._sampling_summary()] if self.generate else None,
+            "reference_samples": self.reference_samples,
             "max_problems": self.max_problems,
             "num_shards": self.num_shards,
             "shard_index": self.shard_index,
@@ -89,7 +91,11 @@ class BuildRequest:
     def candidate_sources(self) -> list[str]:
         sources = []
         if self.samples:
-            sources.append(f"samples:{self.samples.name}")
+            note = {
+                "flag": " (reference copies flagged)",
+                "exclude": " (reference copies excluded)",
+            }
+            sources.append(f"samples:{self.samples.name}{note.get(self.reference_samples, '')}")
         if self.mutants:
             sources.append(f"mutants: {self.mutants} per task")
         if self.generate:
@@ -143,6 +149,10 @@ def _candidates(
     """Every candidate of this shard, in dataset order, skipping ids already labelled."""
     selected = {spec.task_id for spec in specs}
     from_samples = read_samples(request.samples, problems, selected) if request.samples else {}
+    if from_samples and request.reference_samples != "keep":
+        from_samples = mark_reference_copies(
+            from_samples, problems, exclude=request.reference_samples == "exclude"
+        )
     for spec in specs:
         yield from from_samples.get(spec.task_id, [])
         if request.mutants:
