@@ -49,6 +49,7 @@ class SamplingSettings:
     instruction: str = "{prompt}"
     system: str = ""
     stop: tuple[str, ...] = ()
+    chat_stop: tuple[str, ...] = ()
     whole_program: bool = False  # APPS: the program is the whole text, not a body
     concurrency: int = 8
     timeout: float = 120.0
@@ -70,6 +71,7 @@ class SamplingSettings:
             "instruction": generation.instruction,
             "system": generation.system,
             "stop": tuple(generation.stop),
+            "chat_stop": tuple(generation.chat_stop),
             "whole_program": whole_program,
             "concurrency": generation.concurrency,
             "timeout": generation.timeout,
@@ -175,7 +177,8 @@ def generate_candidates(
             count = min(settings.batch_size, settings.n - start)
             torch.manual_seed(settings.sample_seed(problem.task_id, chunk))
             with torch.no_grad():
-                output = model.generate(**encoded, **_generate_kwargs(settings, tokenizer, count))
+                kwargs = _generate_kwargs(settings, tokenizer, count, chat)
+                output = model.generate(**encoded, **kwargs)
             new_tokens = output[:, encoded["input_ids"].shape[1] :]
             for generated in tokenizer.batch_decode(new_tokens, skip_special_tokens=True):
                 program = to_program(problem, generated, chat, settings)
@@ -185,7 +188,9 @@ def generate_candidates(
     bar.close()
 
 
-def _generate_kwargs(settings: SamplingSettings, tokenizer: Any, count: int) -> dict[str, Any]:
+def _generate_kwargs(
+    settings: SamplingSettings, tokenizer: Any, count: int, chat: bool = False
+) -> dict[str, Any]:
     sample = settings.temperature > 0
     kwargs: dict[str, Any] = {
         "do_sample": sample,
@@ -195,6 +200,7 @@ def _generate_kwargs(settings: SamplingSettings, tokenizer: Any, count: int) -> 
     }
     if sample:
         kwargs.update(temperature=settings.temperature, top_p=settings.top_p)
-    if settings.stop:  # a sequence stops once it contains a stop string (cut again after)
-        kwargs.update(stop_strings=list(settings.stop), tokenizer=tokenizer)
+    stops = settings.chat_stop if chat else settings.stop
+    if stops:  # a sequence stops once it contains a stop string (cut again after)
+        kwargs.update(stop_strings=list(stops), tokenizer=tokenizer)
     return kwargs

@@ -59,6 +59,8 @@ def _params(settings: SamplingSettings) -> dict[str, Any]:
     }
     if settings.temperature > 0:
         params["top_p"] = settings.top_p
+    if settings.chat_stop:
+        params["stop"] = list(settings.chat_stop)[:4]  # OpenAI accepts at most 4
     return params
 
 

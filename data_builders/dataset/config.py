@@ -75,12 +75,14 @@ class GenerationConfig:
     )
     system: str = ""
     stop: tuple[str, ...] = ("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#")
+    chat_stop: tuple[str, ...] = ("\n```\n",)
     concurrency: int = 8
     timeout: float = 120.0
     max_retries: int = 4
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stop", tuple(self.stop))
+        object.__setattr__(self, "chat_stop", tuple(self.chat_stop))
         if self.prompt not in ("complete", "chat"):
             raise UserError(
                 f"generation.prompt: unknown mode {self.prompt!r}; choose complete or chat"

@@ -116,6 +116,10 @@ def test_stop_sequences_and_column_zero_cut() -> None:
     )
     assert kwargs["stop_strings"] == list(stops) and kwargs["do_sample"] is False
     assert "temperature" not in kwargs and kwargs["num_return_sequences"] == 2
+    chat = SamplingSettings(stop=stops, chat_stop=("\n```\n",))
+    assert _generate_kwargs(chat, SimpleNamespace(pad_token_id=0), 1, chat=True)[
+        "stop_strings"
+    ] == ["\n```\n"]
 
 
 def test_instruction_templates_of_every_dataset_render() -> None:

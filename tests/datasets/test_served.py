@@ -91,6 +91,7 @@ SETTINGS = SamplingSettings(
     seed=3,
     prompt="chat",
     instruction="Task {entry_point} ({nl}):\n{prompt}",
+    chat_stop=("\n```\n",),
     max_retries=2,
     timeout=5.0,
     concurrency=2,
@@ -152,6 +153,7 @@ def test_served_round_trip_extracts_code_and_seeds_each_sample(
     body = server.bodies[0]
     assert body["model"] == "coder" and body["temperature"] == 0.7 and body["top_p"] == 0.9
     assert body["max_tokens"] == 64 and body["messages"][-1]["role"] == "user"
+    assert body["stop"] == ["\n```\n"]
     assert len({b["seed"] for b in server.bodies}) == 4  # one seed per sample
     # a second run is answered from the reply cache: no request reaches the server
     again = list(served_candidates(_problems(), spec, SETTINGS, tmp_path / "c", progress=False))
