@@ -35,13 +35,17 @@ class ExtensionConfig:
 
 @dataclass(frozen=True)
 class TimeoutConfig:
-    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``."""
+    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``.
+
+    ``probe_tests``/``after_timeout``/``rest_chunk``: see data_builders.dataset.labels.label.
+    """
 
     factor: float = 20.0
     min: float = 0.1
     max: float = 3.0
     probe_tests: int = 5
     after_timeout: float = 0.01
+    rest_chunk: int = 0  # >0: the remaining tests run in parts of this size, doubling
 
     def for_reference(self, reference_time: float) -> float:
         return round(max(self.min, min(self.max, self.factor * reference_time)), 3)
