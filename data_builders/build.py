@@ -28,6 +28,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--samples", type=Path, help="samples .jsonl[.gz]: task_id + completion|solution"
     )
+    parser.add_argument(
+        "--samples-per-task",
+        type=int,
+        metavar="N",
+        help="keep only the first N samples of each task from --samples (a fixed subsample)",
+    )
     parser.add_argument("--mutants", type=int, default=0, metavar="K", help="AST mutants per task")
     parser.add_argument(
         "--generate",
@@ -87,6 +93,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError(
             f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
         )
+    if args.samples_per_task is not None and args.samples_per_task < 1:
+        raise UserError("--samples-per-task must be >= 1")
     if args.chunk_size < 1:
         raise UserError("--chunk-size must be >= 1")
     if args.workers is not None and args.workers < 1:
@@ -125,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         shard_index=args.shard_index,
         cache_dir=args.cache_dir,
         chunk_size=args.chunk_size,
+        samples_per_task=args.samples_per_task,
     )
     summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"

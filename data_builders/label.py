@@ -4,6 +4,12 @@ Reads samples (``{"task_id": ..., "completion": ...}``, ``.jsonl`` or ``.jsonl.g
 fields kept) and writes one line per sample with ``pass_ratio``, ``executable``, ``passed``,
 ``n_tests``, ``status_counts`` and ``isolation``. Every sample is validated before anything
 runs, and the output appears only when complete (atomic rename).
+
+Time limits: by default each test's CPU limit is calibrated from the problem's reference
+solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``), and once
+a sample has timed out its remaining tests run under the config's ``after_timeout``; every
+test still runs, so ``pass_ratio`` is the share of tests passed under those limits.
+``--timeout S`` gives every test S seconds instead (no calibration, no cap after a timeout).
 """
 
 from __future__ import annotations
@@ -36,7 +42,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", required=True, type=Path, help="samples .jsonl[.gz]")
     parser.add_argument("--out", required=True, type=Path, help="results .jsonl[.gz]")
     parser.add_argument("--workers", type=int, default=None, help="default: one per CPU core")
-    parser.add_argument("--timeout", type=float, default=3.0, help="per-test CPU seconds")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="CPU seconds for every test (default: per-test limits calibrated from each"
+        " problem's reference solution, see --limits)",
+    )
+    parser.add_argument(
+        "--limits",
+        type=Path,
+        default=None,
+        help="limits config for the calibration (default: configs/build/limits.yaml)",
+    )
+    parser.add_argument(
+        "--reference-cache",
+        type=Path,
+        default=None,
+        help="JSON file caching the references' timings (default:"
+        " $XDG_CACHE_HOME/unice/reference_times.json); 'none' re-times them every run",
+    )
     parser.add_argument(
         "--max-timeouts",
         type=int,
@@ -78,29 +103,84 @@ def read_samples(path: Path, problems: dict[str, Problem]) -> list[dict[str, Any
     return samples
 
 
-def run(args: argparse.Namespace) -> int:
-    from data_builders.execution import ExecutionLimits, Executor
+def reference_program(problem: Problem) -> Any:
+    """The problem's reference solution as a program with the problem's tests."""
+    import dataclasses
+
     from data_builders.problems.humaneval import make_program
 
-    if args.timeout <= 0:
+    if problem.reference.startswith(problem.prompt):
+        return make_program(problem, problem.reference[len(problem.prompt) :])
+    return dataclasses.replace(make_program(problem, "    pass\n"), source=problem.reference)
+
+
+def calibrated_limits(
+    problems: dict[str, Problem], task_ids: set[str], executor: Any, policy: Any, cache: Any
+) -> dict[str, list[float]]:
+    """Per-test CPU limits for each task, from its reference's (cached) timings."""
+    references = {task: reference_program(problems[task]) for task in sorted(task_ids)}
+    timed = cache.measure(references.values(), executor, policy)
+    limits = {task: cache.limits(program, policy) for task, program in references.items()}
+    n_tests = sum(len(v) for v in limits.values())
+    at_floor = sum(limit <= policy.floor for v in limits.values() for limit in v)
+    uncalibrated = sum(limit >= policy.cap for v in limits.values() for limit in v)
+    print(
+        f"per-test CPU limits from {len(references)} reference solutions ({timed} timed now,"
+        f" {len(references) - timed} cached): {at_floor} of {n_tests} tests at the"
+        f" {policy.floor} s floor, {uncalibrated} at the {policy.cap} s cap"
+    )
+    return limits
+
+
+def run(args: argparse.Namespace) -> int:
+    from data_builders.execution import ExecutionLimits, Executor
+    from data_builders.execution.calibrate import (
+        DEFAULT_CONFIG,
+        LimitConfigError,
+        ReferenceTimes,
+        default_cache,
+        load_policy,
+    )
+    from data_builders.problems.humaneval import make_program
+
+    if args.timeout is not None and args.timeout <= 0:
         raise UserError("--timeout must be positive (seconds of CPU time per test)")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
     if args.max_timeouts is not None and args.max_timeouts < 1:
         raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
+    policy = None
+    if args.timeout is None:
+        try:
+            policy = load_policy(args.limits or DEFAULT_CONFIG)
+        except LimitConfigError as exc:
+            raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
     problems = load_problems(args.problems, args.problems_file)
     samples = read_samples(args.samples, problems)
-
-    def programs() -> Iterator[Any]:
-        for sample in samples:
-            yield make_program(problems[sample["task_id"]], sample["completion"])
-
-    limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts)
+    if policy is None:
+        limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts)
+    else:
+        limits = ExecutionLimits(
+            timeout=policy.load, max_timeouts=args.max_timeouts, after_timeout=policy.after_timeout
+        )
     passed = 0
     with (
         Executor(workers=args.workers, limits=limits) as executor,
         atomic_writer(args.out) as handle,
     ):
+        per_test: dict[str, list[float]] = {}
+        if policy is not None:
+            cache_path = args.reference_cache or default_cache()
+            cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path)
+            task_ids = {sample["task_id"] for sample in samples}
+            per_test = calibrated_limits(problems, task_ids, executor, policy, cache)
+
+        def programs() -> Iterator[Any]:
+            for sample in samples:
+                program = make_program(problems[sample["task_id"]], sample["completion"])
+                program.test_timeouts = per_test.get(sample["task_id"])
+                yield program
+
         results = executor.map(_Sized(programs(), len(samples)), progress="label")
         for sample, result in zip(samples, results, strict=True):
             row = {**sample, **result.to_dict()}

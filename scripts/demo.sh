@@ -17,6 +17,10 @@ export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
 start=$(date +%s)
 stamp() { echo "[demo $(( $(date +%s) - start ))s] $*"; }
 
+if [[ -d "$DATA_DIR" ]] && ! grep -qs '"input_convention": 2' "$DATA_DIR/stats.json" "$DATA_DIR/.progress/manifest.json"; then
+  stamp "$DATA_DIR was built before the current input convention: rebuilding it (the test cache is kept)"
+  rm -rf "$DATA_DIR"
+fi
 stamp "1/3 building HE-Eval (164 problems, ${MUTANTS} mutants each) in ${DATA_DIR}"
 "$PY" -m data_builders build humaneval --out "$DATA_DIR" --mutants "$MUTANTS"
 

@@ -12,6 +12,9 @@ from unice.errors import ScoringInputError
 from unice.modeling.configuration import FORMATS
 
 _KEY_SUFFIX = {"ref": "_ref", "nl": "_nl", "ref_nl": "_ref_nl"}
+SCORE_DECIMALS = 6
+"""Scores are rounded to 1e-6: a forward pass padded differently gives the same input values
+that differ around 1e-8, which correlations would otherwise rank as if they meant something."""
 
 
 def _check_lengths(name: str, values: Sequence[Any] | None, n: int) -> list[Any]:
@@ -63,6 +66,10 @@ def score(
     (g+r needs a reference, g+n an NL, g+r+n both); ``codescore``/``exec_prob`` are the mean
     over those formats, as the reference implementation averages its passes.
 
+    Inputs follow the convention of ``data_builders.dataset.convention``: ``nls`` hold the
+    task as the generator saw it (e.g. the HumanEval prompt), ``generated`` and
+    ``references`` the code without that prompt repeated (a HumanEval completion's body).
+
     Args:
         model: a :class:`~unice.modeling.model.UniCEModel` (e.g. from ``unice.load_model``).
         generated: candidate programs.
@@ -92,9 +99,17 @@ def score(
     encoder = InputEncoder.from_config(tokenizer or _tokenizer_of(model), config)
     formats = [fmt for fmt in FORMATS if fmt in config.formats]
     _check_usable(formats, references, nls)
+    # identical inputs are scored once and share their scores: ties stay exact ties instead
+    # of differing by float noise from different batch padding (and LLM samples repeat a lot)
+    first_of: dict[tuple[str, str | None, str | None], int] = {}
+    source = [
+        first_of.setdefault((g, r, d), i)
+        for i, (g, r, d) in enumerate(zip(generated, references, nls, strict=True))
+    ]
+    unique = sorted(set(source))
     # longest first, so each batch pads to similar lengths; rows are put back in input order
-    order = sorted(range(n), key=lambda i: -_chars(generated[i], references[i], nls[i]))
-    batches = [order[i : i + batch_size] for i in range(0, n, batch_size)]
+    order = sorted(unique, key=lambda i: -_chars(generated[i], references[i], nls[i]))
+    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     if progress:
         from tqdm.auto import tqdm
 
@@ -107,25 +122,29 @@ def score(
             _score_batch(model, encoder, formats, indices, (generated, references, nls), rows)
     finally:
         model.train(was_training)
-    for row in rows:
-        _combine(row)
-    return rows
+    for index in unique:
+        _combine(rows[index])
+    return [rows[i] if i == first else dict(rows[first]) for i, first in enumerate(source)]
 
 
 def _chars(*texts: str | None) -> int:
     return sum(len(text or "") for text in texts)
 
 
+def has_usable_format(formats: Sequence[str], reference: str | None, nl: str | None) -> bool:
+    """Whether a sample with this reference/NL can be scored in one of ``formats``."""
+    has_ref, has_nl = bool(reference and reference.strip()), bool(nl and nl.strip())
+    return (
+        ("ref" in formats and has_ref)
+        or ("nl" in formats and has_nl)
+        or ("ref_nl" in formats and has_ref and has_nl)
+    )
+
+
 def _check_usable(formats: list[str], references: list, nls: list) -> None:
     """Fail before any compute when a sample has no format this model scores."""
     for index, (ref, nl) in enumerate(zip(references, nls, strict=True)):
-        has_ref, has_nl = bool(ref and ref.strip()), bool(nl and nl.strip())
-        usable = (
-            ("ref" in formats and has_ref)
-            or ("nl" in formats and has_nl)
-            or ("ref_nl" in formats and has_ref and has_nl)
-        )
-        if not usable:
+        if not has_usable_format(formats, ref, nl):
             raise ScoringInputError(
                 f"sample {index} has no usable format: this model scores {', '.join(formats)}; "
                 "give it a reference and/or an NL description"
@@ -142,8 +161,8 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
         probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
         for position, prob in zip(positions, probs, strict=True):
             row = rows[indices[position]]
-            row[f"codescore{_KEY_SUFFIX[fmt]}"] = float(prob[0])
-            row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = float(prob[1])
+            row[f"codescore{_KEY_SUFFIX[fmt]}"] = round(float(prob[0]), SCORE_DECIMALS)
+            row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = round(float(prob[1]), SCORE_DECIMALS)
 
 
 def _combine(row: dict[str, float | None]) -> None:
@@ -152,5 +171,5 @@ def _combine(row: dict[str, float | None]) -> None:
     execs = [row[f"exec_prob{s}"] for s in _KEY_SUFFIX.values()]
     scores = [value for value in scores if value is not None]
     execs = [value for value in execs if value is not None]
-    row["codescore"] = sum(scores) / len(scores)
-    row["exec_prob"] = sum(execs) / len(execs)
+    row["codescore"] = round(sum(scores) / len(scores), SCORE_DECIMALS)
+    row["exec_prob"] = round(sum(execs) / len(execs), SCORE_DECIMALS)

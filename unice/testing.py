@@ -182,8 +182,10 @@ def fixture_rows(n: int, seed: int = 0, prefix: str = "fixture") -> list[dict[st
     """Synthetic dataset rows in the contract's shape with labels learnable from the text.
 
     Each task asks for ``x + k``; each candidate kind has its own PassRatio (from a correct
-    ``return x + k`` down to code that never runs). Every fourth row lacks the NL and some
-    others the reference, so the formats are exercised unevenly (every row has at least one).
+    ``return x + k`` down to code that never runs). Rows follow the input convention: ``nl``
+    is the prompt (signature + docstring), ``generated``/``reference`` the bodies. Every fourth
+    row lacks the NL and some others the reference, so the formats are exercised unevenly
+    (every row has at least one).
     """
     import random
 
@@ -196,11 +198,9 @@ def fixture_rows(n: int, seed: int = 0, prefix: str = "fixture") -> list[dict[st
             {
                 "id": f"{prefix}/{i}",
                 "task_id": f"{prefix}/task{k}",
-                "nl": "" if i % 4 == 3 else f"Return x plus {k}.",
-                "reference": ""
-                if i % 5 == 4 and i % 4 != 3
-                else f"def add_k(x):\n    return x + {k}",
-                "generated": "def add_k(x):\n" + body.format(k=k),
+                "nl": "" if i % 4 == 3 else f'def add_k(x):\n    """Return x plus {k}."""\n',
+                "reference": "" if i % 5 == 4 and i % 4 != 3 else f"    return x + {k}",
+                "generated": body.format(k=k),
                 "pass_ratio": ratio,
                 "executable": executable,
                 "passed": ratio >= 1.0,
@@ -209,6 +209,42 @@ def fixture_rows(n: int, seed: int = 0, prefix: str = "fixture") -> list[dict[st
                 "source": "fixture",
             }
         )
+    return rows
+
+
+RELATIONAL_BODIES: tuple[str, ...] = (
+    "    return sorted(values)",
+    "    total = 0\n    for v in values:\n        total += v\n    return total",
+    "    return [v * 2 for v in values if v > 0]",
+    "    while True:\n        pass",
+)
+
+
+def relational_rows(prefix: str = "rel") -> list[dict[str, Any]]:
+    """Rows whose label depends on how ``generated`` relates to ``reference``, not on either.
+
+    Each task's reference is one of :data:`RELATIONAL_BODIES`, and every task has every body as
+    a candidate: PassRatio 1 for the candidate equal to the reference, 0 for the others. Each
+    body is right for exactly one task and wrong for the rest, so a model that reads the
+    generated code alone (or ignores the reference) cannot order any task's candidates; the
+    NL says nothing either (it is the same for every task).
+    """
+    rows = []
+    for t, reference in enumerate(RELATIONAL_BODIES):
+        for c, body in enumerate(RELATIONAL_BODIES):
+            ratio = 1.0 if body == reference else 0.0
+            rows.append(
+                {
+                    "id": f"{prefix}/t{t}/c{c}",
+                    "task_id": f"{prefix}/task{t}",
+                    "nl": "def f(x, y):\n",
+                    "reference": reference,
+                    "generated": body,
+                    "pass_ratio": ratio,
+                    "executable": True,
+                    "passed": ratio == 1.0,
+                }
+            )
     return rows
 
 

@@ -24,6 +24,7 @@ def read_samples(
     path: str | os.PathLike[str],
     problems: Mapping[str, Problem],
     selected: set[str] | None = None,
+    per_task: int | None = None,
 ) -> dict[str, list[Candidate]]:
     """Group a samples file's programs by task.
 
@@ -32,6 +33,7 @@ def read_samples(
         problems: task_id -> problem, for every task of the dataset (also the known ids);
             a completion becomes ``problem.program(completion)``, exactly as in ``label``.
         selected: tasks to keep (e.g. under ``--max-problems`` or in this shard); None = all.
+        per_task: keep only each task's first ``per_task`` samples (file order); None = all.
 
     Raises:
         UserError: missing file, malformed line, a line with neither ``completion`` nor
@@ -51,7 +53,7 @@ def read_samples(
         program = _program(record, problems[task_id], path, line_number)
         index = counters.get(task_id, 0)
         counters[task_id] = index + 1
-        if selected is None or task_id in selected:
+        if (selected is None or task_id in selected) and (per_task is None or index < per_task):
             grouped.setdefault(task_id, []).append(
                 Candidate(task_id, program, source, "samples", index)
             )

@@ -8,6 +8,7 @@ from typing import Any
 
 from data_builders.candidates.base import Candidate
 from data_builders.dataset.config import TimeoutConfig
+from data_builders.dataset.convention import row_texts
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.execution import Executor, Program, ProgramResult
 from data_builders.extension.suite import ExtendedSuite
@@ -67,9 +68,7 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
     row = {
         "id": candidate.id,
         "task_id": candidate.task_id,
-        "nl": spec.problem.nl or "",
-        "reference": spec.references[0] if spec.references else "",
-        "generated": candidate.program,
+        **row_texts(candidate.program, spec.problem, spec.references[0] if spec.references else ""),
         "pass_ratio": result.pass_ratio,
         "executable": result.executable,
         "passed": result.passed,

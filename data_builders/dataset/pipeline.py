@@ -24,6 +24,7 @@ from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.mutants import make_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
+from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.finalize import finalize
 from data_builders.dataset.labels import label
 from data_builders.dataset.store import ProgressStore
@@ -57,6 +58,7 @@ class BuildRequest:
     shard_index: int = 0
     cache_dir: Path | None = None
     chunk_size: int = 256  # candidates labelled per batch (rows reach disk after each)
+    samples_per_task: int | None = None  # keep the first N samples of each task
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
@@ -71,6 +73,8 @@ class BuildRequest:
             "num_shards": self.num_shards,
             "shard_index": self.shard_index,
             "config_fingerprint": self.config.fingerprint(),
+            "input_convention": INPUT_CONVENTION,
+            "samples_per_task": self.samples_per_task,
         }
 
     def sampling(self) -> SamplingSettings:
@@ -94,8 +98,10 @@ class BuildRequest:
             note = {
                 "flag": " (reference copies flagged)",
                 "exclude": " (reference copies excluded)",
-            }
-            sources.append(f"samples:{self.samples.name}{note.get(self.reference_samples, '')}")
+            }.get(self.reference_samples, "")
+            if self.samples_per_task:
+                note += f" (first {self.samples_per_task} per task)"
+            sources.append(f"samples:{self.samples.name}{note}")
         if self.mutants:
             sources.append(f"mutants: {self.mutants} per task")
         if self.generate:
@@ -148,7 +154,11 @@ def _candidates(
 ) -> Iterator[Candidate]:
     """Every candidate of this shard, in dataset order, skipping ids already labelled."""
     selected = {spec.task_id for spec in specs}
-    from_samples = read_samples(request.samples, problems, selected) if request.samples else {}
+    from_samples = (
+        read_samples(request.samples, problems, selected, request.samples_per_task)
+        if request.samples
+        else {}
+    )
     if from_samples and request.reference_samples != "keep":
         from_samples = mark_reference_copies(
             from_samples, problems, exclude=request.reference_samples == "exclude"
@@ -195,8 +205,10 @@ def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
     return {
         "task_id": spec.task_id,
         "_index": spec.index,
-        "nl": spec.problem.nl or "",
-        "reference": spec.references[0] if spec.references else "",
+        "nl": task_text(spec.problem),
+        "reference": code_without_prompt(spec.references[0], spec.problem)
+        if spec.references
+        else "",
         "n_original": len(spec.original_tests),
         "n_tests": len(spec.original_tests) + len(suite.cases),
         "n_generated": suite.n_generated,
@@ -214,6 +226,8 @@ def build_meta(request: BuildRequest) -> dict[str, Any]:
         "config": request.config.to_dict(),
         "candidate_sources": request.candidate_sources(),
         "max_problems": request.max_problems,
+        "samples_per_task": request.samples_per_task,
+        "input_convention": INPUT_CONVENTION,
     }
 
 

@@ -2,8 +2,9 @@
 
 It runs inside a worker, after ``fork``: it confines itself (new session, rlimits, seccomp),
 loads the program, then runs tests ``start..n-1`` one by one with a CPU-time limit each, and
-reports one JSON line per test on the result pipe. It never sees expected values: for call
-and stdin tests it reports the return value / stdout and the host compares.
+reports one JSON line per test on the result pipe. It never sees expected values and decides
+no verdict: for call and stdin tests it reports the return value / stdout and the host
+compares; for assertion tests it answers the calls of a test body that the worker runs.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ except OSError:  # pragma: no cover - no dynamic libc
     _LIBC = None
 REPLAY_SEED = 20240601
 """``random`` is seeded with this before every fork (so a program's "random" numbers are the
-same on every run) and before every assertion test, here and in the worker's replay
-(:mod:`.replay`), so tests that draw random inputs make the same calls in both."""
+same on every run), and before every assertion test both in the child (the program's draws)
+and in the worker that runs the test body (:mod:`.judge`: the test's random inputs)."""
 
 
 def _import_random_without_fork_reseed() -> Any:
@@ -64,10 +65,6 @@ class Timeout(BaseException):
     """Raised by the SIGPROF handler: the test used up its CPU time."""
 
 
-class NotPlainError(Exception):
-    """candidate returned a value that is not made of exact builtin types."""
-
-
 def _on_sigprof(signum: int, frame: Any) -> None:
     raise Timeout
 
@@ -89,24 +86,6 @@ def warm_up(seccomp: Any) -> None:
         seccomp.warm_up()
 
 
-def check_plain(value: Any, depth: int = 0) -> None:
-    """Raise NotPlainError unless value is built from exact builtin types (no subclasses)."""
-    kind = type(value)
-    if kind in _PLAIN_SCALARS:
-        return
-    if depth > 200:
-        raise NotPlainError("returned value nested deeper than 200 levels")
-    if kind in (list, tuple, set, frozenset):
-        for item in value:
-            check_plain(item, depth + 1)
-    elif kind is dict:
-        for key, item in value.items():
-            check_plain(key, depth + 1)
-            check_plain(item, depth + 1)
-    else:
-        raise NotPlainError(f"candidate returned a {kind.__qualname__}, not a builtin value")
-
-
 def write_all(fd: int, data: bytes) -> None:
     """Write every byte (``os.write`` may write part of it, to a pipe in particular)."""
     view = memoryview(data)
@@ -126,7 +105,9 @@ class Channel:
         write_all(self.fd, data)
 
 
-def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> None:
+def confine(
+    job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any, request_fd: int = -1
+) -> None:
     """Session, death signal, rlimits, file descriptors and seccomp for this child."""
     os.setsid()
     if _LIBC is not None and not job.get("in_pid_namespace"):
@@ -137,7 +118,8 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> 
     resource.setrlimit(resource.RLIMIT_FSIZE, (job["max_output"], job["max_output"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (job["nofile"], job["nofile"]))
-    budget = math.ceil(_cpu() + (len(job["tests"]) + 1) * (job["timeout"] + 1) + 5)
+    limits = sum(test.get("timeout", job["timeout"]) + 1 for test in job["tests"])
+    budget = math.ceil(_cpu() + limits + job["timeout"] + 6)
     resource.setrlimit(resource.RLIMIT_CPU, (budget, budget))
     _CLOCK.update(soft=budget, hard=budget)
     if seccomp is None and os.geteuid() != 0:
@@ -147,8 +129,11 @@ def confine(job: dict[str, Any], scratch: str, result_fd: int, seccomp: Any) -> 
     os.dup2(null, 0)
     _redirect(1, "stdout")
     _redirect(2, "stderr")
-    os.closerange(3, result_fd)
-    os.closerange(result_fd + 1, 65536)
+    low = 3
+    for keep in sorted(fd for fd in (result_fd, request_fd) if fd >= 0):
+        os.closerange(low, keep)
+        low = keep + 1
+    os.closerange(low, 65536)
     # sys.stdin/stdout/stderr already wrap fds 0/1/2 (UTF-8, set by the worker's environment),
     # which now point at /dev/null and the scratch files; stdio jobs reopen them per test.
     if seccomp is not None:
@@ -187,16 +172,12 @@ def disarm(started: float) -> float:
     return _CLOCK["cpu"] - started
 
 
-def classify(exc: BaseException, assertion: bool = False) -> tuple[str, str]:
-    """Map an exception raised by the program or a test to (status, detail)."""
+def classify(exc: BaseException) -> tuple[str, str]:
+    """Map an exception raised by the program to (status, detail)."""
     if isinstance(exc, Timeout):
         return "timeout", "CPU time limit exceeded"
     if isinstance(exc, MemoryError):
         return "memory", "MemoryError (memory limit exceeded)"
-    if isinstance(exc, (AssertionError, NotPlainError)) and assertion:
-        return "wrong_answer", describe(exc)
-    if isinstance(exc, NotPlainError):
-        return "wrong_answer", str(exc)
     return "runtime_error", describe(exc)
 
 
@@ -209,7 +190,15 @@ def describe(exc: BaseException) -> str:
     return text[-500:]
 
 
-def run_guarded(fn: Any, timeout: float, assertion: bool = False) -> tuple[str, str, Any, float]:
+def test_limit(job: dict[str, Any], index: int, timed_out: bool) -> float:
+    """Test ``index``'s CPU limit: its own (calibrated) or the job's, capped at
+    ``after_timeout`` once the program has timed out (the worker computes the same)."""
+    limit = job["tests"][index].get("timeout", job["timeout"])
+    cap = job.get("after_timeout")
+    return min(limit, cap) if timed_out and cap is not None else limit
+
+
+def run_guarded(fn: Any, timeout: float) -> tuple[str, str, Any, float]:
     """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds)."""
     started = arm(timeout)
     try:
@@ -217,7 +206,7 @@ def run_guarded(fn: Any, timeout: float, assertion: bool = False) -> tuple[str, 
         status, detail = "ok", ""
     except BaseException as exc:  # noqa: BLE001 - the program may raise anything, SystemExit too
         signal.setitimer(signal.ITIMER_PROF, 0)
-        status, detail = classify(exc, assertion)
+        status, detail = classify(exc)
         value = None
     return status, detail, value, disarm(started)
 
@@ -235,52 +224,119 @@ def _resolve(namespace: dict[str, Any], entry_point: str) -> Any:
     return target
 
 
-class CallLog:
-    """``candidate`` for an assertion test run here: checks and logs every call.
+class Requests:
+    """The worker's requests during an assertion test (a pipe only the worker writes to)."""
 
-    The log (arguments before and after, plain return value or builtin exception name) goes
-    to the worker with a pass, which replays the test against it (:mod:`.replay`).
-    """
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
 
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.calls: list[Any] = []
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            entry: list[Any] = [encode_value(list(args)), encode_value(kwargs), None, None, None]
-        except (ValueCodecError, RecursionError):
-            entry = [None] * 5  # not replayable: the worker finds out for itself
-        self.calls.append(entry)
-        try:
-            value = self.fn(*args, **kwargs)
-            check_plain(value)
-        except Exception as exc:
-            entry[3] = _builtin_name(type(exc))
-            raise
-        finally:
-            if entry[0] is not None:
-                with contextlib.suppress(ValueCodecError, RecursionError):
-                    after = encode_value(list(args))
-                    entry[4] = after if after != entry[0] else None
-        try:  # the program's own outcome is unchanged; an unsendable value fails the replay
-            entry[2] = encode_value(value)
-        except (ValueCodecError, RecursionError):
-            entry[0] = None
-        return value
+    def next(self) -> dict[str, Any]:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise EOFError("the worker closed the request pipe")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
 
 
 def _builtin_name(kind: type) -> str:
-    """The most derived builtin class of an exception (the replay raises that)."""
+    """The most derived builtin class of an exception (the worker raises that in the test)."""
     for base in kind.__mro__:
         if getattr(builtins, base.__name__, None) is base:
             return base.__name__
     return "Exception"
 
 
-def _run_assertion(source: str, namespace: dict[str, Any], candidate: CallLog | None) -> None:
-    random.seed(REPLAY_SEED)  # the worker's replay draws the same "random" inputs
-    test_function(source, namespace)(candidate)
+def serve_assertion(
+    index: int, namespace: dict[str, Any], entry: str | None, requests: Requests, channel: Channel,
+    timeout: float,
+) -> bool:  # fmt: skip
+    """Answer the worker's calls for assertion test ``index`` until it says ``end``; True
+    when a call ran out of time.
+
+    The test body runs in the worker (:mod:`.judge`), never here: this process only turns
+    plain arguments into calls and return values into plain data. Whatever the program does
+    to this process, all it can send back is values. The test's CPU limit covers all its
+    calls together.
+    """
+    random.seed(REPLAY_SEED)  # the program's own draws repeat from test to test
+    channel.send({"k": index, "s": "serve"})
+    left, targets, timed_out = timeout, {}, False
+    while True:
+        request = requests.next()
+        if "end" in request:
+            return timed_out
+        if "names" in request:
+            channel.send(
+                {"n": {name: _describe_name(namespace, name) for name in request["names"]}}
+            )
+            continue
+        name = request.get("call")
+        try:
+            if name not in targets:  # the entry point is resolved once per test, as a test would
+                targets[name] = _resolve(namespace, entry) if name is None else namespace[name]
+            target = targets[name]
+            args, kwargs = decode_value(request["a"]), decode_value(request["kw"])
+        except Exception as exc:  # noqa: BLE001 - e.g. Solution() raising
+            channel.send({"e": _builtin_name(type(exc)), "d": describe(exc)})
+            continue
+        reply, used = _answer(target, args, kwargs, request["a"], max(left, 0.001))
+        left -= used
+        timed_out |= reply.get("x") == "timeout"
+        channel.send(reply)
+
+
+def _answer(target: Any, args: list[Any], kwargs: dict[str, Any], sent: Any, timeout: float) -> Any:
+    """One call, under what is left of the test's CPU time; (reply, CPU seconds)."""
+    started = arm(timeout)
+    reply: dict[str, Any] = {}
+    try:
+        value = target(*args, **kwargs)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    except Exception as exc:  # noqa: BLE001 - raised by the program: the test may expect it
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        if isinstance(exc, MemoryError):
+            reply = {"x": "memory", "d": describe(exc)}
+        else:
+            reply = {"e": _builtin_name(type(exc)), "d": describe(exc)}
+    except BaseException as exc:  # noqa: BLE001 - Timeout, SystemExit, ...
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        status, detail = classify(exc)
+        reply = {"x": status, "d": detail}
+    if not reply:
+        try:
+            reply = {"r": encode_value(value)}
+        except (ValueCodecError, RecursionError) as exc:
+            reply = {
+                "x": "wrong_answer",
+                "d": f"the program returned a value that cannot cross: {exc}",
+            }
+    used = disarm(started)
+    if "x" not in reply:
+        try:
+            after = encode_value(args)
+            if after != sent:
+                reply["m"] = after
+        except (ValueCodecError, RecursionError):
+            reply = {"x": "runtime_error", "d": "the program left a non-plain value in an argument"}
+    return reply, used
+
+
+def _describe_name(namespace: dict[str, Any], name: str) -> list[Any]:
+    """How the worker may bind a program name its test uses (see judge.bind_program_names)."""
+    if name not in namespace:
+        return ["missing"]
+    value = namespace[name]
+    if type(value) is type(sys):
+        return ["module", getattr(value, "__name__", "")]
+    if callable(value):
+        return ["call"]
+    try:
+        return ["value", encode_value(value)]
+    except (ValueCodecError, RecursionError):
+        return ["missing"]
 
 
 def test_function(source: str, namespace: dict[str, Any]) -> Any:
@@ -299,8 +355,11 @@ def test_function(source: str, namespace: dict[str, Any]) -> Any:
     return local["_unice_test"]
 
 
-def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
-    """Load a function program once, then run tests start..n-1."""
+def run_function_job(
+    job: dict[str, Any], start: int, channel: Channel, requests: Requests | None = None
+) -> None:
+    """Load a function program once, then run tests start..n-1 (assertion tests are judged
+    by the worker, which sends its calls on ``requests``)."""
     tests, timeout = job["tests"], job["timeout"]
     namespace: dict[str, Any] = {}
     try:
@@ -313,8 +372,10 @@ def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
     if status != "ok":
         return
     entry = job.get("entry_point")
+    timed_out = job.get("_timeouts", 0) > 0
     for index in range(start, len(tests)):
         test = tests[index]
+        timeout = test_limit(job, index, timed_out)
         if test["kind"] == "call":
             status, detail, value, used = run_guarded(
                 functools.partial(_call, namespace, entry, test["args"], test.get("truth")),
@@ -324,25 +385,10 @@ def run_function_job(job: dict[str, Any], start: int, channel: Channel) -> None:
             if status == "ok":
                 _attach_value(message, value, job["max_output"])
         else:
-            log = CallLog(_resolve(namespace, entry)) if entry else None
-            status, detail, _, used = run_guarded(
-                functools.partial(_run_assertion, test["source"], namespace, log),
-                timeout,
-                assertion=True,
-            )
-            message = {"k": index, "s": "pass" if status == "ok" else status, "t": used}
-            message["d"] = detail
-            if status == "ok":
-                message["calls"] = _bounded(log.calls if log else [], job["max_output"])
+            timed_out |= serve_assertion(index, namespace, entry, requests, channel, timeout)
+            continue
+        timed_out |= status == "timeout"
         channel.send(message)
-
-
-def _bounded(calls: list[Any], limit: int) -> list[Any] | None:
-    """The call log, or None when it is too large to send (the worker then fails the test)."""
-    try:
-        return calls if len(_ENCODER.encode(calls)) <= limit else None
-    except (ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _call(namespace: dict[str, Any], entry: str, args: Any, truth: bool | None) -> Any:
@@ -402,11 +448,18 @@ def _maybe_large(encoded: Any) -> bool:
     )
 
 
-def child_main(job: dict[str, Any], start: int, scratch: str, result_fd: int, seccomp: Any) -> None:
+def child_main(
+    job: dict[str, Any],
+    start: int,
+    scratch: str,
+    result_fd: int,
+    seccomp: Any,
+    request_fd: int = -1,
+) -> None:
     """Entry point after fork; never returns (``os._exit``)."""
     code = 0
     try:
-        confine(job, scratch, result_fd, seccomp)
+        confine(job, scratch, result_fd, seccomp, request_fd)
         channel = Channel(result_fd)
         if job["mode"] == "stdio":
             # already imported by the worker before fork: a dict lookup, not an import
@@ -414,7 +467,8 @@ def child_main(job: dict[str, Any], start: int, scratch: str, result_fd: int, se
 
             run_stdio_job(job, start, channel)
         else:
-            run_function_job(job, start, channel)
+            requests = Requests(request_fd) if request_fd >= 0 else None
+            run_function_job(job, start, channel, requests)
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
     except BaseException:  # noqa: BLE001 - whatever happens, the child must exit here

@@ -126,13 +126,24 @@ def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dic
     """The worker's job for ``program`` under ``limits`` (what travels to the sandbox: no
     expected values)."""
     timeout = float(program.timeout if program.timeout is not None else limits.timeout)
+    tests = [_encode_test(t) for t in program.tests]
+    if program.test_timeouts is not None:
+        if len(program.test_timeouts) != len(tests):
+            raise ValueError(
+                f"Program.test_timeouts has {len(program.test_timeouts)} limits for "
+                f"{len(tests)} tests: give one per test"
+            )
+        for test, limit in zip(tests, program.test_timeouts, strict=True):
+            if not limit > 0:
+                raise ValueError(f"Program.test_timeouts must be positive seconds, got {limit!r}")
+            test["timeout"] = float(limit)
     return {
         "id": job_id,
         "mode": program.kind(),
         "source": program.source,
         "setup": program.setup,
         "entry_point": program.entry_point,
-        "tests": [_encode_test(t) for t in program.tests],
+        "tests": tests,
         "start": 0,
         "timeout": timeout,
         "memory_mb": limits.memory_mb,
@@ -140,6 +151,7 @@ def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dic
         "nofile": limits.nofile,
         "max_wall_factor": limits.max_wall_factor,
         "max_timeouts": limits.max_timeouts,
+        "after_timeout": limits.after_timeout,
     }
 
 
@@ -211,7 +223,11 @@ class Executor:
             "+".join(name for name, on in (("bwrap", use_bwrap), ("seccomp", seccomp_active)) if on)
             or "rlimits"
         )
-        self._lanes = Lanes(self._idle, _outcome, self.isolation, self._patience)
+        # programs importing heavy libraries all go to one worker, whose zygote imports
+        # each library once for the pool (lanes.py)
+        self._heavy = frozenset(shared)
+        router = self._workers[0] if self._heavy and self.n_workers > 1 else None
+        self._lanes = Lanes(self._idle, _outcome, self.isolation, self._patience, router)
         if self.isolation != "bwrap+seccomp" and isolation == "auto":
             missing = [bwrap_problem()] if not use_bwrap else []
             missing += [seccomp_problem() or "seccomp filter refused"] if not seccomp_active else []
@@ -247,9 +263,16 @@ class Executor:
             job_id = next(self._job_ids)
         return build_job(program, self.limits, job_id)
 
+    def _imports_heavy(self, program: Program) -> bool:
+        """Whether the program's imports name a library served by the import zygote."""
+        from data_builders.execution.zygote import heavy_imports
+
+        return bool(self._heavy) and bool(heavy_imports(program.source, self._heavy))
+
     def _patience(self, job: dict[str, Any]) -> float:
         """Seconds without any message after which a worker is taken for stuck."""
-        return (self.limits.max_wall_factor + 2) * job["timeout"] + 60.0
+        longest = max([job["timeout"], *(t.get("timeout", 0.0) for t in job["tests"])])
+        return (self.limits.max_wall_factor + 2) * longest + 60.0
 
     def run(self, program: Program) -> ProgramResult:
         """Run one program against its tests; thread-safe (blocks for an idle worker)."""
@@ -278,7 +301,9 @@ class Executor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="unice-exec")
         window = MAP_WINDOW_PER_WORKER * self.n_workers
-        feed = Feed(programs, self._job, window=window, lanes=self.n_workers)
+        feed = Feed(
+            programs, self._job, window=window, lanes=self.n_workers, prefers=self._imports_heavy
+        )
         self._feeds.add(feed)
         for _ in range(self.n_workers):
             self._pool.submit(self._lanes.drive, feed)

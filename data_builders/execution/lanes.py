@@ -5,6 +5,10 @@ sends its job, reads one message per test, and hands the result to the feed, whi
 results back in input order. A worker that dies or stalls is replaced and the program resumes
 after the test it was on (that test is labelled ``runtime_error`` or ``timeout``).
 
+Programs that import a heavy library (numpy, torch, ...) all go to one *router* lane, whose
+worker's import zygote then imports each library once for the whole pool instead of once per
+worker (torch alone costs ~1 s of CPU to import): ``Feed(prefers=...)``.
+
 What keeps workers busy is the feed's window, not queueing jobs ahead: results are yielded in
 input order, so a slow program holds back every result after it, and the window bounds how
 far the other lanes may run ahead meanwhile (see ``MAP_WINDOW_PER_WORKER``). Queueing a second
@@ -17,6 +21,7 @@ import json
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -51,6 +56,8 @@ class Feed:
 
     At most ``window`` results are outstanding (taken but not yet yielded), so a lazy input
     is read a bounded stretch ahead of the consumer. ``lanes`` is how many lanes drive it.
+    Programs for which ``prefers`` holds are kept for the router lane while it runs (another
+    lane that takes one sets it aside in ``_routed``; the router serves those first).
     """
 
     def __init__(
@@ -59,6 +66,7 @@ class Feed:
         make_job: Callable[[Program], dict[str, Any]],
         window: int,
         lanes: int = 1,
+        prefers: Callable[[Program], bool] | None = None,
     ) -> None:
         self._programs = iter(programs)
         self._lanes_running = lanes
@@ -67,20 +75,35 @@ class Feed:
         self._space = threading.Semaphore(window)
         self._order: queue.Queue[Any] = queue.Queue()
         self._peeked: Program | None = None
+        self._prefers = prefers if lanes > 1 else None
+        self._routed: deque[_Slot] = deque()
+        # "expected" until the router lane joins, "present" while it runs, then "gone"
+        self._router = "expected" if self._prefers is not None else "absent"
         self.exhausted = False
         self.closed = False
         self.failure: BaseException | None = None
 
-    def take(self) -> _Slot | None:
+    def join(self, router: bool) -> None:
+        """A lane starts driving this feed (``router``: the lane that takes routed programs)."""
+        if router and self._prefers is not None:
+            with self._lock:
+                self._router = "present"
+
+    def take(self, router: bool = False) -> _Slot | None:
         """The next program, or None when the input is exhausted or the feed closed. Waits
         for window space only when there is a program to take."""
         while True:
             with self._lock:
+                if (routed := self._routed_for(router, starved=False)) is not None:
+                    return routed
                 if not self._peek():
-                    return None
+                    return self._routed_for(router, starved=True)
             while not self._space.acquire(timeout=0.1):
                 if self.closed:
                     return None
+                with self._lock:  # a routed program holds its window space already
+                    if (routed := self._routed_for(router, starved=True)) is not None:
+                        return routed
             with self._lock:
                 if self._peeked is None:  # another lane took it meanwhile
                     self._space.release()
@@ -93,7 +116,22 @@ class Feed:
                     self.exhausted, self.failure = True, exc
                     return None
                 self._order.put(slot.future)
+                prefers = self._prefers
+                routing = self._router in ("expected", "present")
+                if not router and routing and prefers and prefers(program):
+                    self._routed.append(slot)  # the router lane's (see the class doc)
+                    continue
                 return slot
+
+    def _routed_for(self, router: bool, starved: bool) -> _Slot | None:
+        """A set-aside program for this lane, under the lock: the router's; any lane's once
+        the router is gone, or when the router has not joined (its worker may be busy
+        elsewhere) and this lane has nothing else to do (``starved``)."""
+        if not self._routed:
+            return None
+        if router or self._router == "gone" or (starved and self._router != "present"):
+            return self._routed.popleft()
+        return None
 
     def _peek(self) -> bool:
         """Whether a next program is there (read ahead into ``_peeked``); call under the lock."""
@@ -114,13 +152,23 @@ class Feed:
         """Hand out no more programs: lanes finish what is in flight and stop."""
         self.closed = True
 
-    def lane_finished(self, error: BaseException | None) -> None:
-        """Called by each of the ``lanes`` as it stops; the last one ends the results stream."""
+    def lane_finished(self, error: BaseException | None, router: bool = False) -> None:
+        """Called by each of the ``lanes`` as it stops; the last one ends the results stream.
+
+        When the router stops early (its worker failed), the other lanes take what it left;
+        the last lane to stop fails whatever is left nobody can run."""
         with self._lock:
             if error is not None and self.failure is None:
                 self.failure = error
+            if router and self._router == "present":
+                self._router = "gone"
             self._lanes_running -= 1
             last = self._lanes_running == 0
+            orphans: list[_Slot] = []
+            if last:
+                orphans, self._routed = list(self._routed), deque()
+        for slot in orphans:
+            slot.future.set_exception(WorkerError("not run: every lane of the map stopped"))
         if last:
             self._order.put(_END)
 
@@ -149,8 +197,10 @@ class Lanes:
         to_outcome: Callable[[Any, dict[str, Any]], TestOutcome],
         isolation: str,
         patience: Callable[[dict[str, Any]], float],
+        router: WorkerProcess | None = None,
     ) -> None:
         self._idle = idle
+        self._router = router
         self.to_outcome = to_outcome
         self._isolation = isolation
         self.patience = patience
@@ -159,13 +209,15 @@ class Lanes:
         """One lane: borrow a worker, keep it fed until the feed runs dry, return it."""
         error: BaseException | None = None
         worker = self._idle.get()
+        router = worker is self._router
+        feed.join(router)
         try:
-            _Lane(worker, self, feed).run()
+            _Lane(worker, self, feed, router).run()
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer via the feed
             error = exc
         finally:
             self._idle.put(worker)
-            feed.lane_finished(error)
+            feed.lane_finished(error, router)
 
     def finish(self, slot: _Slot) -> None:
         missing = [i for i, o in enumerate(slot.outcomes) if o is None]
@@ -179,15 +231,16 @@ class Lanes:
 class _Lane:
     """The loop of one lane: send a job, read its messages, replace a dead worker."""
 
-    def __init__(self, worker: WorkerProcess, owner: Lanes, feed: Feed) -> None:
+    def __init__(self, worker: WorkerProcess, owner: Lanes, feed: Feed, router: bool) -> None:
         self.worker = worker
         self.owner = owner
         self.feed = feed
+        self.router = router
 
     def run(self) -> None:
         if not self.worker.alive():
             self.worker.restart()  # died while idle (killed from outside)
-        while (slot := self.feed.take()) is not None:
+        while (slot := self.feed.take(self.router)) is not None:
             try:
                 self._run(slot)
             except BaseException as exc:

@@ -149,6 +149,7 @@ class WorkerProcess:
             "preload": list(self.preload),
             "shared_imports": list(self.shared_imports),
             "pid_namespace": self.use_bwrap,
+            "private_dirs": ["/tmp", "/dev/shm"] if self.use_bwrap else [],
         }
         self._write(config)
         ready = self._read(time.monotonic() + _STARTUP_TIMEOUT)

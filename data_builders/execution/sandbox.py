@@ -5,7 +5,8 @@ bubblewrap costs nothing per program (a bwrap launch costs ~7 ms, so it must nev
 single test); loading a prebuilt seccomp filter in each forked child costs ~0.2 ms.
 
 * bubblewrap: ``--unshare-all`` (no network, own PID/IPC/UTS namespaces), read-only view of
-  ``/``, private tmpfs ``/tmp`` for scratch, no capabilities, uid 65534.
+  ``/``, private tmpfs ``/tmp`` for scratch and ``/dev/shm``, read-only ``/dev``, no
+  capabilities, uid 65534 (the worker wipes what a program leaves in /tmp and /dev/shm).
 * seccomp (pyseccomp), loaded in each program's child: no new processes (fork, vfork, clone
   without CLONE_THREAD; clone3 -> ENOSYS so threads fall back to clone and still work), no
   execve, no sockets, no signals to other processes, no ptrace, mount, unshare, setns, bpf,
@@ -62,7 +63,8 @@ def bwrap_command() -> list[str]:
     rebinds = [arg for path in _paths_hidden_by_private_tmp() for arg in ("--ro-bind", path, path)]
     return [
         "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-        "--ro-bind", "/", "/", "--tmpfs", "/tmp", *rebinds, "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/", "/", "--tmpfs", "/tmp", *rebinds, "--dev", "/dev",
+        "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc",
         "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534", "--chdir", "/tmp", "--",
     ]  # fmt: skip
 

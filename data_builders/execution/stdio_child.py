@@ -13,12 +13,19 @@ import os
 import sys
 from typing import Any
 
-from data_builders.execution.child import Channel, compile_source, describe, run_guarded
+from data_builders.execution.child import (
+    Channel,
+    compile_source,
+    describe,
+    run_guarded,
+    test_limit,
+)
 
 
 def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
     """Run a standard-input program as ``__main__`` once per test, fresh globals each time."""
-    tests, timeout = job["tests"], job["timeout"]
+    tests = job["tests"]
+    timed_out = job.get("_timeouts", 0) > 0
     try:
         code = compile_source(job["source"], "main.py")
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
@@ -32,8 +39,9 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
         sys.setrecursionlimit(limit)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
         status, detail, _, used = run_guarded(
-            functools.partial(_exec_main, code, namespace), timeout
+            functools.partial(_exec_main, code, namespace), test_limit(job, index, timed_out)
         )
+        timed_out |= status == "timeout"
         message = {"k": index, "s": status, "t": used, "d": detail}
         if status == "ok":
             message["o"] = files.stdout(job["max_output"])

@@ -108,7 +108,11 @@ class Program:
         setup: code run after ``source`` in the same globals, before the tests (e.g. the
             module-level part of a HumanEval test file).
         timeout: per-test CPU-time limit in seconds overriding ``ExecutionLimits.timeout``
-            (builders derive it from the reference solution's own run time).
+            (builders derive it from the reference solution's own run time). It is also the
+            limit for loading the program (its top-level code).
+        test_timeouts: one CPU-time limit per test (same order as ``tests``), overriding
+            ``timeout`` test by test (``label`` derives them from the reference's time on
+            each test: :mod:`data_builders.execution.calibrate`).
     """
 
     source: str
@@ -116,6 +120,7 @@ class Program:
     entry_point: str | None = None
     setup: str = ""
     timeout: float | None = None
+    test_timeouts: Sequence[float] | None = None
 
     def kind(self) -> str:
         """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families."""
@@ -149,6 +154,11 @@ class ExecutionLimits:
             input (each hung test costs a full timeout) at the price of possibly
             under-counting passes of a program that only hangs on some inputs. The verdict
             (``passed``, ``executable``) is the same either way.
+        after_timeout: once a test of a program has timed out, its remaining tests run under
+            ``min(their limit, after_timeout)`` seconds. None (default) keeps every limit.
+            Every test still runs and PassRatio stays the share of tests passed under the
+            limits applied; a program that hung once pays at most this much per further
+            hang (``label`` sets it to the calibration floor; docs/execution.md).
     """
 
     timeout: float = 3.0
@@ -157,10 +167,13 @@ class ExecutionLimits:
     max_wall_factor: float = 10.0
     nofile: int = 256
     max_timeouts: int | None = None
+    after_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.max_timeouts is not None and self.max_timeouts < 1:
             raise ValueError("ExecutionLimits.max_timeouts must be None or at least 1")
+        if self.after_timeout is not None and not self.after_timeout > 0:
+            raise ValueError("ExecutionLimits.after_timeout must be None or positive seconds")
 
 
 @dataclass

@@ -4,9 +4,9 @@ Launched by the host as a fresh interpreter (``python -m data_builders.execution
 inside bubblewrap when available) — never forked from the host, which may have imported torch
 and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
 one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
-(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated; an assertion test's pass
-comes with a ``"calls"`` log, replayed here by :mod:`.replay` and not forwarded) and
-``{"done": true}``.
+(``{"k", "s", "t", "o", "d", "c"}``, forwarded as validated) and ``{"done": true}``. An
+assertion test is judged here, never in the child: the child says ``serve`` and answers the
+calls that the test body, run in this process by :mod:`.judge`, sends on a request pipe.
 
 Supervision of a child: wait on a pidfd (not on pipe EOF, which a grandchild could hold
 open), read result lines as they come, kill the whole process group when the child exits or
@@ -26,17 +26,20 @@ import select
 import signal
 import sys
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.child import (
     REPLAY_SEED,
+    Timeout,
     child_main,
     install_timeout_handler,
     random,
+    test_limit,
     warm_up,
     write_all,
 )
-from data_builders.execution.replay import verify_pass
+from data_builders.execution.judge import ChildGone, judge, setup_namespace
 from data_builders.execution.statuses import STATUSES
 from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.zygote import ImportZygote, heavy_imports
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter
 
 _CHECK_INTERVAL = 0.25
-CHILD_STATUSES = frozenset(STATUSES) | {"ok"}
+CHILD_STATUSES = frozenset(STATUSES) | {"ok", "serve"}
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _SIGNAL_STATUS = {
     signal.SIGXCPU: ("timeout", "CPU time limit exceeded (killed by SIGXCPU)"),
@@ -54,14 +57,15 @@ _SIGNAL_STATUS = {
 }
 
 
-def _child_cpu(pid: int) -> float | None:
-    """CPU seconds used by a process, from /proc (None when it is gone)."""
+def _child_cpu(pid: int) -> tuple[float, bool] | None:
+    """CPU seconds used by a process and whether it is runnable (running or waiting for a
+    CPU), from /proc (None when it is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             fields = handle.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK, fields[0] == b"R"
 
 
 class Worker:
@@ -77,6 +81,10 @@ class Worker:
         self.zygote = ImportZygote(self) if self.shared_imports else None
         self.in_fd = -1  # the job channel, set by main(): a zygote closes its copy
         os.makedirs(self.scratch, mode=0o700, exist_ok=True)
+        # the sandbox's other writable folders: what is there now stays, the rest is wiped
+        self.private_dirs = {
+            path: frozenset(os.listdir(path)) for path in config.get("private_dirs", ())
+        }
 
     def become_zygote(self, result_fd: int) -> None:
         """Called in a freshly forked zygote: answer the worker, not the host.
@@ -95,16 +103,12 @@ class Worker:
         write_all(self.out_fd, (json.dumps(message) + "\n").encode())
 
     def wipe_scratch(self) -> None:
-        for entry in os.scandir(self.scratch):
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    import shutil  # rarely needed: imported only then, keeping forks cheap
-
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
+        """Remove what the last program wrote: its scratch folder's contents and, inside
+        bubblewrap, anything new in the sandbox's other writable folders (``/tmp`` outside
+        the scratch folder, ``/dev/shm``), so no program can leave data for the next."""
+        _clear(self.scratch, frozenset())
+        for path, keep in self.private_dirs.items():
+            _clear(path, keep)
 
     def run_job(self, job: dict[str, Any]) -> None:
         """Run every test of a job, one fresh child per crash/timeout."""
@@ -126,23 +130,32 @@ class Worker:
         while index < total:
             index = self._run_child(job, index)
 
-    def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int]:
+    def _spawn(self, job: dict[str, Any], start: int) -> tuple[int, int, int, int]:
+        """Fork the child; (pid, result pipe, pidfd, request pipe or -1).
+
+        The request pipe exists only for jobs with assertion tests: the worker sends on it
+        the calls of the tests it judges (:mod:`.judge`)."""
         read_fd, write_fd = os.pipe()
+        asks = any(test["kind"] == "assert" for test in job["tests"][start:])
+        request_read, request_write = os.pipe() if asks else (-1, -1)
         random.seed(REPLAY_SEED)  # the child inherits it: the same draws on every run
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            child_main(job, start, self.scratch, write_fd, self.filter)
+            child_main(job, start, self.scratch, write_fd, self.filter, request_read)
         os.close(write_fd)
-        return pid, read_fd, os.pidfd_open(pid)
+        if request_read >= 0:
+            os.close(request_read)
+        return pid, read_fd, os.pidfd_open(pid), request_write
 
     def _run_child(self, job: dict[str, Any], start: int) -> int:
         """Fork a child for tests start.., supervise it; return the next test to run."""
-        pid, read_fd, pidfd = self._spawn(job, start)
+        pid, read_fd, pidfd, request_fd = self._spawn(job, start)
         state = _Supervision(job, start)
+        state.link = _ChildLink(pid, read_fd, pidfd, request_fd, state)
         total = len(job["tests"])
         try:
-            self._supervise(pid, read_fd, pidfd, state)
+            self._supervise(state.link, state)
             if state.next_index >= total:
                 # every result is in: let the host move on while we reap and clean up
                 # (the next job is only read after that, so nothing can overlap)
@@ -150,8 +163,9 @@ class Worker:
         finally:
             _kill_group(pid)
             _, wait_status = os.waitpid(pid, 0)
-            os.close(read_fd)
-            os.close(pidfd)
+            for fd in (read_fd, pidfd, request_fd):
+                if fd >= 0:
+                    os.close(fd)
         if state.next_index < total:  # the child stopped early: say why, then maybe resume
             if not state.out_of_timeouts():
                 self._record_crash(job, state, wait_status)
@@ -169,39 +183,31 @@ class Worker:
             self.send({"k": index, "s": "timeout", "t": 0.0, "d": detail})
         state.next_index = len(job["tests"])
 
-    def _supervise(self, pid: int, read_fd: int, pidfd: int, state: _Supervision) -> None:
-        buffer = b""
-        os.set_blocking(read_fd, False)
+    def _supervise(self, link: _ChildLink, state: _Supervision) -> None:
         while state.next_index < len(state.job["tests"]):
             wait = state.next_wakeup()
-            ready, _, _ = select.select([read_fd, pidfd], [], [], max(0.0, wait))
-            if read_fd in ready:
-                buffer = self._drain(read_fd, buffer, state)
-            if pidfd in ready:
-                self._drain(read_fd, buffer, state)
+            ready, _, _ = select.select([link.read_fd, link.pidfd], [], [], max(0.0, wait))
+            if link.read_fd in ready:
+                link.fill()
+                self._forward(link, state)
+            if link.pidfd in ready:
+                link.fill()
+                self._forward(link, state)
                 return
-            if not ready and state.stalled(pid):
+            if not ready and state.stalled(link.pid):
                 return
-            if state.protocol_error or state.out_of_timeouts():
+            if state.protocol_error or state.out_of_timeouts() or link.gone:
                 return
 
-    def _drain(self, read_fd: int, buffer: bytes, state: _Supervision) -> bytes:
-        while True:
-            try:
-                chunk = os.read(read_fd, 1 << 20)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            buffer += chunk
-            if len(buffer) > state.max_line and b"\n" not in buffer:
-                state.protocol_error = "result line too long"
-                return b""
-        *lines, buffer = buffer.split(b"\n")
-        accepted = [out for line in lines if (out := state.accept(line)) is not None]
-        if accepted:  # validated lines go to the host as they are, in one write
+    def _forward(self, link: _ChildLink, state: _Supervision) -> None:
+        """Validate the child's pending lines; send the accepted ones to the host in one write."""
+        accepted = []
+        while link.lines and not (link.gone or state.protocol_error):
+            out = state.accept(link.lines.popleft())
+            if out is not None:
+                accepted.append(out)
+        if accepted:
             write_all(self.out_fd, b"\n".join(accepted) + b"\n")
-        return buffer
 
     def _record_crash(self, job: dict[str, Any], state: _Supervision, wait_status: int) -> None:
         """The child died or was killed during test ``state.next_index``: label it.
@@ -226,6 +232,26 @@ class Worker:
                 message["o"] = output
             self.send(message)
         state.next_index = last
+
+
+def _clear(folder: str, keep: frozenset[str]) -> None:
+    """Delete every entry of ``folder`` but ``keep`` (symlinks themselves, never followed)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in keep:
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                import shutil  # rarely needed: imported only then, keeping forks cheap
+
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def _exit_reason(wait_status: int) -> tuple[str, str]:
@@ -262,10 +288,16 @@ class _Supervision:
         self.max_line = 4 * job["max_output"] + 4096
         self.backstop = job["max_wall_factor"] * self.timeout + 10.0
         self.cpu_at_start = 0.0  # a forked child's CPU clock starts at zero
+        self.link: _ChildLink | None = None
+        self.scope: dict[str, Any] | None = None  # the test setup's names, for the judge
         self._reset()
 
     def _reset(self) -> None:
         """A new test starts now, with the child's CPU clock at ``cpu_at_start``."""
+        job = self.job
+        if self.loaded and self.next_index < len(job["tests"]):
+            self.timeout = float(test_limit(job, self.next_index, job["_timeouts"] > 0))
+        self.backstop = job["max_wall_factor"] * self.timeout + 10.0
         self.test_started = time.monotonic()
         self.last_check = self.test_started
         self.last_cpu = self.cpu_at_start
@@ -281,15 +313,18 @@ class _Supervision:
     def stalled(self, pid: int) -> bool:
         """Called when no message came in time: kill if blocked long or past the backstop."""
         now = time.monotonic()
-        cpu = _child_cpu(pid)
-        if cpu is None:
+        reading = _child_cpu(pid)
+        if reading is None:
             return False  # exiting; the pidfd will fire
+        cpu, runnable = reading
         if cpu - self.cpu_at_start >= self.timeout + _CHECK_INTERVAL:
             # SIGPROF did not stop it: stuck in C code (or the handler was replaced)
             self.kill_reason = ("timeout", "CPU time limit exceeded (stopped by the worker)")
             return True
-        # mostly idle since the last look: blocked (sleep, wait), not just starved of CPU
-        if cpu - self.last_cpu < 0.1 * (now - self.last_check):
+        # mostly idle since the last look and not waiting for a CPU: blocked (sleep, wait).
+        # A runnable child is only starved by a busy machine: with limits of 0.1 s and a
+        # niced worker next to a training job, it may get under 10% of a CPU.
+        if not runnable and cpu - self.last_cpu < 0.1 * (now - self.last_check):
             self.blocked += now - self.last_check
         self.last_cpu, self.last_check, self.checked = cpu, now, True
         if self.blocked >= self.timeout or now - self.test_started >= self.backstop:
@@ -304,8 +339,8 @@ class _Supervision:
         """Validate one child line (untrusted: the program runs in that process);
         the line for the host when it is the next test's result, else None.
 
-        An assertion test's pass is replayed here against its call log (:mod:`.replay`)
-        and stands only if the replay passes too."""
+        An assertion test is never the child's to report: its ``serve`` line starts the
+        test's body here (:mod:`.judge`), and the worker writes the result."""
         try:
             message = json.loads(line)
             index, status = message["k"], message["s"]
@@ -320,6 +355,10 @@ class _Supervision:
         if index == -1 and not self.loaded:
             if status == "ok":
                 self.loaded = True
+                self._reset()  # the first test's own limit
+                return None
+            if status == "serve":
+                self.protocol_error = "status 'serve' before the program loaded"
                 return None
             self.kill_reason = (status, str(message.get("d", ""))[:500])
             return None
@@ -329,19 +368,151 @@ class _Supervision:
             self.protocol_error = f"result for test {index} while expecting {self.next_index}"
             return None
         test = self.job["tests"][index]
-        if status == "pass" and test["kind"] == "assert":
-            verdict = verify_pass(test["source"], message.pop("calls", None), self.timeout)
-            if verdict is not None:
-                status, detail = verdict
-                message.update(s=status, d=detail)
-            line = json.dumps(message).encode()  # without the call log: the host needs none
-        self.next_index += 1
+        if (status == "serve") != (test["kind"] == "assert"):
+            # only the worker decides an assertion test (and only for those does it listen)
+            self.protocol_error = f"status {status!r:.20} for a {test['kind']} test"
+            return None
+        if status == "serve":
+            verdict = self._judge(test["source"], cpu)
+            if verdict is None:  # the child died, stalled or cheated: labelled as a crash
+                return None
+            status, detail, used = verdict
+            line = json.dumps({"k": index, "s": status, "t": used, "d": detail}).encode()
         self.job["_timeouts"] += status == "timeout"
+        self.next_index += 1
+        self._reset()  # the next test's limit (capped once the program has timed out)
         return line
+
+    def _judge(self, source: str, cpu: float) -> tuple[str, str, float] | None:
+        """Run an assertion test's body here against the child (:mod:`.judge`); (status,
+        detail, child CPU seconds). The child answers calls only; if it dies, stalls or
+        breaks the protocol, the link is marked gone and the worker labels the test."""
+        link = self.link
+        if self.scope is None:
+            self.scope = setup_namespace(self.job["setup"])
+        link.cpu = cpu
+        signal.setitimer(signal.ITIMER_PROF, 2 * max(self.timeout, 0.05) + 1.0)
+        try:
+            status, detail = judge(source, self.scope, link.ask, bool(self.job.get("entry_point")))
+        except ChildGone as exc:
+            link.gone = True
+            if self.kill_reason is None and not link.eof:
+                self.protocol_error = self.protocol_error or str(exc)
+            return None
+        except Timeout:
+            link.gone = True
+            self.kill_reason = ("timeout", "the test's own evaluation ran out of CPU time")
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        try:
+            if link.gone:  # the test itself swallowed the end of the child (bare except)
+                raise ChildGone("the program's process ended during the test")
+            link.send({"end": True})
+        except ChildGone:
+            link.gone = True
+            return None
+        self.cpu_at_start = max(cpu, link.cpu)
+        self._reset()
+        return status, detail, max(0.0, link.cpu - cpu)
+
+    def request_sent(self) -> None:
+        """The judge waits on the child from now: its own time is not the child's stall."""
+        self.last_check = time.monotonic()
 
     def out_of_timeouts(self) -> bool:
         limit = self.job.get("max_timeouts")
         return limit is not None and self.job["_timeouts"] >= limit
+
+
+class _ChildLink:
+    """The worker's end of one child: its result lines, and the calls of the tests judged here.
+
+    Everything read is untrusted: a reply is only ever decoded into plain values."""
+
+    def __init__(self, pid: int, read_fd: int, pidfd: int, request_fd: int, state: _Supervision):
+        self.pid, self.read_fd, self.pidfd, self.request_fd = pid, read_fd, pidfd, request_fd
+        self.state = state
+        self.lines: deque[bytes] = deque()
+        self.buffer = b""
+        self.eof = False
+        self.gone = False  # the judge gave up on this child: the worker kills it
+        self.cpu = 0.0  # the child's CPU clock, as last reported
+        os.set_blocking(read_fd, False)
+        if request_fd >= 0:
+            os.set_blocking(request_fd, False)
+
+    def fill(self) -> None:
+        """Read what the child has written; complete lines go to ``lines``."""
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not chunk:
+                self.eof = True
+                break
+            self.buffer += chunk
+            if len(self.buffer) > self.state.max_line and b"\n" not in self.buffer:
+                self.state.protocol_error = "result line too long"
+                self.buffer = b""
+                return
+        if b"\n" in self.buffer:
+            *lines, self.buffer = self.buffer.split(b"\n")
+            self.lines.extend(lines)
+
+    def send(self, request: dict[str, Any]) -> None:
+        """Write one request, never blocking on a child that stopped reading."""
+        view = memoryview((json.dumps(request) + "\n").encode())
+        while view:
+            try:
+                view = view[os.write(self.request_fd, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise ChildGone("the program closed its request pipe") from None
+            self._wait([self.pidfd], [self.request_fd])
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request, one reply (see :mod:`.judge`); marks the link gone when it fails."""
+        try:
+            return self._ask(request)
+        except ChildGone:
+            self.gone = True
+            raise
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.gone:
+            raise ChildGone("the program's process already failed this test")
+        self.send(request)
+        self.state.request_sent()
+        while not self.lines:
+            if self.eof or self.state.protocol_error:
+                raise ChildGone("the program's process ended during the test")
+            self._wait([self.read_fd, self.pidfd], [])
+            self.fill()
+        try:
+            reply = json.loads(self.lines.popleft())
+            if type(reply) is not dict:
+                raise ValueError("not an object")
+            self.cpu = float(reply.get("c", self.cpu))
+        except (ValueError, TypeError, RecursionError, OverflowError):
+            self.state.protocol_error = "malformed reply to a call"
+            raise ChildGone("malformed reply to a call") from None
+        return reply
+
+    def _wait(self, readers: list[int], writers: list[int]) -> None:
+        """Wait for the child (or its end), killing it when it stalls."""
+        readable, writable, _ = select.select(
+            readers, writers, [], max(0.0, self.state.next_wakeup())
+        )
+        if self.pidfd in readable and self.read_fd not in readable:
+            self.fill()
+            if not self.lines:
+                raise ChildGone("the program's process ended during the test")
+        if not readable and not writable and self.state.stalled(self.pid):
+            raise ChildGone("the program stalled during the test")
 
 
 def _preload(modules: list[str]) -> None:

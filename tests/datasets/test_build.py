@@ -23,6 +23,7 @@ FIELDS = {
     "nl",
     "reference",
     "generated",
+    "program",
     "pass_ratio",
     "executable",
     "passed",
@@ -117,6 +118,10 @@ def test_rows_schema_splits_and_stats(clean_build: tuple[Path, Path], samples: P
     for r in every:
         assert 0.0 <= r["pass_ratio"] <= 1.0 and r["n_tests"] >= 50 + r["n_base_tests"]
         assert r["generated"] and r["reference"] and r["nl"]
+        # the input convention: the prompt once, as nl; code without it; program as executed
+        assert r["nl"].lstrip().startswith("from typing") or r["nl"].lstrip().startswith("def")
+        assert r["program"] == r["nl"] + r["generated"]
+        assert r["nl"] not in r["generated"] and r["nl"] not in r["reference"]
         assert isinstance(r["exec_seconds"], float) and 0.0 <= r["exec_seconds"] < 60
     assert sum(r["exec_seconds"] for r in every) > 0
     stats = json.loads((out / "stats.json").read_text())

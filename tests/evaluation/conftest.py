@@ -104,7 +104,9 @@ def dataset_dir(tmp_path: Path) -> Path:
     """A dataset folder with test.jsonl and a stats.json recording execution time."""
     folder = tmp_path / "fixture-eval"
     write_rows(folder / "test.jsonl", fixture_rows())
-    (folder / "stats.json").write_text(json.dumps({"execution_seconds": 12.5}), encoding="utf-8")
+    (folder / "stats.json").write_text(
+        json.dumps({"execution_seconds": 12.5, "input_convention": 2}), encoding="utf-8"
+    )
     return folder
 
 

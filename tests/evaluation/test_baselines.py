@@ -45,7 +45,7 @@ def test_baseline_ranks_close_code_above_unrelated_code(name: str) -> None:
         if name == "exact_match":
             assert close == far == 0.0
         else:
-            assert 0.0 <= far < close <= identical <= 1.0 + 1e-9, column
+            assert 0.0 <= far < close <= identical <= 1.0 + 1e-6, column  # float32 cosine
             assert close > 0.3, column  # a one-token swap keeps most of the overlap
 
 

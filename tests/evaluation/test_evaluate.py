@@ -39,7 +39,9 @@ def run(overrides: list[str]) -> tuple[dict, str]:
 def full_run(tmp_path_factory: pytest.TempPathFactory, tiny_checkpoint: Path):
     folder = tmp_path_factory.mktemp("data")
     write_rows(folder / "test.jsonl", fixture_rows())
-    (folder / "stats.json").write_text(json.dumps({"execution_seconds": 12.5}))
+    (folder / "stats.json").write_text(
+        json.dumps({"execution_seconds": 12.5, "input_convention": 2})
+    )
     scores = folder / "other.jsonl"
     write_rows(
         scores, [{"id": r["id"], "Oracle": r["pass_ratio"], "Judge": None} for r in fixture_rows()]
@@ -98,6 +100,16 @@ def test_report_numbers_recomputed_from_scores_file(full_run) -> None:
         assert metric["corpus"]["spearman"] == pytest.approx(stats.spearmanr(pred, true).statistic)
 
 
+def _table_row(markdown: str, section: str, name: str) -> list[str]:
+    """The cells of metric ``name``'s row in the first table after the heading ``section``."""
+    text = markdown[markdown.index(section) :]
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == name:
+            return cells
+    raise AssertionError(f"no row {name!r} under {section!r}")
+
+
 def test_files_hold_the_numbers_printed(full_run) -> None:
     report, printed, out = full_run
     on_disk = json.loads((out / "report.json").read_text())
@@ -105,11 +117,14 @@ def test_files_hold_the_numbers_printed(full_run) -> None:
     assert [m["name"] for m in on_disk["metrics"]] == [m["name"] for m in report["metrics"]]
     for metric in on_disk["metrics"]:
         value = metric["corpus"]["spearman"]
-        if value is not None:
-            assert f"{value:.3f}" in printed and f"{value:.3f}" in markdown
+        corpus_cells = _table_row(markdown, "## Corpus-level", metric["name"])
+        assert corpus_cells[3].split(" [")[0] == ("n/a" if value is None else f"{value:.3f}")
         skipped_mean = metric["example"]["skipped"]["kendall"]
-        if skipped_mean is not None:
-            assert f"{skipped_mean:.3f}" in printed and f"{skipped_mean:.3f}" in markdown
+        example_cells = _table_row(markdown, "## Example-level", metric["name"])
+        expected = "n/a" if skipped_mean is None else f"{skipped_mean:.3f}"
+        assert example_cells[1].split(" [")[0] == expected  # a CI may follow the value
+        if value is not None:
+            assert f"{value:.3f}" in printed
     assert "Example-level" in markdown and "Best-of-n" in markdown and "12.50" in markdown
     for name in ("pred_vs_true.png", "exec_reliability.png", "correlations.png"):
         assert (out / name).stat().st_size > 5000

@@ -300,6 +300,46 @@ def test_scratch_is_wiped_between_programs(executor: Executor) -> None:
         assert listing == ["stderr", "stdout"]
 
 
+LEAVE_BEHIND = (
+    "import os\n"
+    "for folder in ('/tmp', '/dev/shm', '/dev', '/var/tmp'):\n"
+    "    try:\n"
+    "        os.makedirs(folder + '/unice-left/sub', exist_ok=True)\n"
+    "        open(folder + '/unice-left/sub/data', 'w').write('for the next program')\n"
+    "        open(folder + '/unice-left-file', 'w').write('x')\n"
+    "        os.symlink('/tmp/unice-scratch', folder + '/unice-left-link')\n"
+    "    except OSError:\n"
+    "        pass\n"
+)
+LOOK_AROUND = (
+    "import os\n"
+    "def f():\n"
+    "    found = {}\n"
+    "    for folder in ('/tmp', '/dev/shm', '/dev', '/var/tmp'):\n"
+    "        try:\n"
+    "            found[folder] = sorted(os.listdir(folder))\n"
+    "        except OSError:\n"
+    "            found[folder] = None\n"
+    "    return found\n"
+)
+
+
+def test_no_program_leaves_data_for_the_next(executor: Executor) -> None:
+    """Whatever a program writes anywhere it can (/tmp outside its scratch folder, /dev/shm)
+    is gone before the next program runs on that worker."""
+    if "bwrap" not in executor.isolation:
+        pytest.skip(f"needs bubblewrap: without it /tmp is the host's (have {executor.isolation})")
+    look = Program(LOOK_AROUND, [CallTest([])], entry_point="f")
+    before = [executor.run(look).outcomes[0].output for _ in range(executor.n_workers)]
+    assert all("unice-left-file" not in str(listing) for listing in before)
+    for _ in range(2 * executor.n_workers):  # every worker runs a writer
+        writer = Program(LEAVE_BEHIND + LOOK_AROUND, [CallTest([])], entry_point="f")
+        written = executor.run(writer).outcomes[0].output
+        assert "unice-left-file" in written["/tmp"] and "unice-left-file" in written["/dev/shm"]
+    after = [executor.run(look).outcomes[0].output for _ in range(2 * executor.n_workers)]
+    assert all(listing == before[0] for listing in after), after
+
+
 def test_stdio_program_blocking_on_missing_input(executor: Executor) -> None:
     result = executor.run(
         Program("a = input()\nb = input()\nprint(a, b)\n", [StdioTest("1\n", "1 2")])
@@ -372,7 +412,7 @@ FORGERS = {
 @pytest.mark.parametrize("name", sorted(FORGERS))
 def test_forged_assertion_pass_is_refused(executor: Executor, name: str) -> None:
     """A program failing its assertion tests cannot make them pass by writing "pass" lines
-    on its result pipe or by patching the in-process harness: the worker replays each pass."""
+    on its result pipe or by patching the in-process harness: the worker judges each test."""
     tests = [
         AssertionTest("assert candidate(1) == 2"),
         AssertionTest("for i in range(3):\n    assert candidate(i) == i + 1"),
@@ -382,8 +422,8 @@ def test_forged_assertion_pass_is_refused(executor: Executor, name: str) -> None
 
 
 def test_replayed_assertion_passes_stand(executor: Executor) -> None:
-    """Honest passes survive the replay: random inputs, in-place changes, raised exceptions,
-    keyword arguments and tests that use names the program defines."""
+    """Honest passes survive judging in the worker: random inputs, in-place changes, raised
+    exceptions, keyword arguments and tests that use names the program defines."""
     source = (
         "def helper(x):\n    return x * 2\n"
         "def f(xs=None, *, k=0):\n"

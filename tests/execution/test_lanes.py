@@ -92,3 +92,36 @@ def test_closing_the_executor_stops_an_unfinished_map() -> None:
         return first  # `results` is still alive here: only close() can stop its lanes
 
     assert _within(60, abandon)
+
+
+def _zygotes() -> int:
+    from pathlib import Path
+
+    from data_builders.execution.zygote import ZYGOTE_NAME
+
+    count = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_bytes().strip() == ZYGOTE_NAME:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def test_heavy_import_programs_go_to_one_worker() -> None:
+    """Programs importing a zygote library run on one worker (its zygote imports the library
+    once for the pool); results stay in input order, mixed with the other programs."""
+    heavy = "from fractions import Fraction\n" + GOOD
+    before = _zygotes()
+    programs = [
+        Program(heavy if i % 3 == 0 else GOOD.replace("+ 1", f"+ {i}"), [CallTest([0])], "f")
+        for i in range(40)
+    ]
+    with Executor(
+        workers=2, limits=ExecutionLimits(timeout=1.0), shared_imports=("fractions",)
+    ) as ex:
+        for _ in range(2):  # a second map routes to the same worker again
+            outputs = [r.outcomes[0].output for r in _within(60, lambda: list(ex.map(programs)))]
+            assert outputs == [1 if i % 3 == 0 else i for i in range(40)]
+        assert _zygotes() - before == 1

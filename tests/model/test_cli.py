@@ -18,7 +18,7 @@ def test_scores_a_file_and_keeps_input_fields(tiny_checkpoint, tmp_path, capsys)
         src,
         [
             {"id": "a", "generated": "x = 1", "reference": "x = 1", "nl": "set x"},
-            {"id": "b", "task_id": "HumanEval/0", "completion": "    return 1", "nl": "one"},
+            {"id": "b", "task_id": "T/0", "completion": "    return 1", "prompt": "def f():\n"},
             {"id": "c", "generated": "y = 2", "reference": "y = 2"},
         ],
     )
@@ -27,10 +27,9 @@ def test_scores_a_file_and_keeps_input_fields(tiny_checkpoint, tmp_path, capsys)
     assert code == 0
     rows = read_jsonl(out)
     assert [r["id"] for r in rows] == ["a", "b", "c"]
-    assert rows[1]["task_id"] == "HumanEval/0" and rows[1]["completion"] == "    return 1"
+    assert rows[1]["task_id"] == "T/0" and rows[1]["completion"] == "    return 1"
     assert all(key in row for row in rows for key in KEYS)
     assert rows[1]["codescore_ref"] is None and rows[2]["codescore_nl"] is None
-    assert all(0.0 <= r["codescore"] <= 1.0 for r in rows)
     meta = json.loads((tmp_path / "out.jsonl.meta.json").read_text())
     assert meta["samples"] == 3 and meta["unice_version"] and meta["device"] == "cpu"
 
@@ -41,6 +40,10 @@ def test_scores_a_file_and_keeps_input_fields(tiny_checkpoint, tmp_path, capsys)
         (['{"id": 1, "nl": "x"}'], "in.jsonl:1: sample needs a string 'generated'"),
         (['{"generated": "x", "nl": "n"}', "{not json"], "in.jsonl:2: malformed JSON"),
         (['{"generated": "x"}'], "in.jsonl:1: sample has neither 'reference' nor 'nl'"),
+        (
+            ['{"completion": "    return 1", "nl": "d"}'],
+            "in.jsonl:1: a 'completion' needs its prompt",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2(tiny_checkpoint, tmp_path, capsys, lines, message):
@@ -60,3 +63,41 @@ def test_missing_model_folder_is_one_line_exit_2(tmp_path, capsys):
                  str(tmp_path / "o.jsonl")])  # fmt: skip
     err = capsys.readouterr().err.strip()
     assert code == 2 and "no such checkpoint folder" in err and len(err.splitlines()) == 1
+
+
+def test_completion_with_prompt_scores_as_the_prompt_free_body_with_nl(tiny_checkpoint, tmp_path):
+    prompt = 'def add(a, b):\n    """Add a and b."""\n'
+    body = "    return a + b\n"
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_jsonl(
+        src,
+        [
+            {"id": "completion", "completion": body, "prompt": prompt},
+            {"id": "whole", "completion": prompt + body, "prompt": prompt},  # prompt repeated
+            {"id": "generated", "generated": body, "nl": prompt},
+            {"id": "bare", "generated": body, "nl": "Add a and b."},
+        ],
+    )
+    assert main(["--model", str(tiny_checkpoint), "--input", str(src), "--output", str(out),
+                 "--no-progress"]) == 0  # fmt: skip
+    rows = {r["id"]: r for r in read_jsonl(out)}
+    assert rows["completion"]["codescore"] == rows["generated"]["codescore"]
+    assert rows["whole"]["codescore"] == rows["generated"]["codescore"]
+    assert rows["bare"]["codescore"] != rows["generated"]["codescore"]  # the NL is read
+
+
+def test_problems_set_supplies_prompt_and_reference(tiny_checkpoint, tmp_path):
+    problems = tmp_path / "problems.jsonl"
+    prompt = 'def inc(x):\n    """Return x + 1."""\n'
+    write_jsonl(problems, [{"task_id": "P/0", "prompt": prompt, "entry_point": "inc",
+                            "canonical_solution": "    return x + 1\n",
+                            "test": "def check(c):\n    assert c(1) == 2\n"}])  # fmt: skip
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_jsonl(src, [{"task_id": "P/0", "completion": "    return x + 2\n"}])
+    args = ["--model", str(tiny_checkpoint), "--input", str(src), "--output", str(out),
+            "--no-progress", "--problems", "mbpp", "--problems-file", str(problems)]  # fmt: skip
+    assert main(args) == 0
+    row = read_jsonl(out)[0]
+    assert row["codescore_ref_nl"] is not None  # the reference came from the problem
+    write_jsonl(src, [{"task_id": "P/9", "completion": "    return x\n"}])
+    assert main(args) == 2

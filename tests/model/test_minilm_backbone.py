@@ -32,5 +32,6 @@ def test_minilm_trains_two_steps_and_exports(fixture_data, tmp_path):
     model = unice.load_model(metrics["best_checkpoint"], device="cpu")
     assert model.config.layout_active and model.config.encoder.model_type == "bert"
     assert model.tokenizer.convert_tokens_to_ids("<nl>") == model.config.encoder.vocab_size - 3
-    rows = model.score(generated=["def f(x):\n    return x"], nls=["identity"])
-    assert 0.0 <= rows[0]["codescore"] <= 1.0
+    assert model.config.pooling == "mean"  # what all-MiniLM-L6-v2 was trained for
+    rows = model.score(generated=["    return x", "    return -x"], nls=["def f(x):\n"] * 2)
+    assert rows[0]["codescore"] != rows[1]["codescore"]

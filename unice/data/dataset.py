@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from data_builders.dataset.convention import stale_folder_message
 from data_builders.jsonl import iter_jsonl
 from unice.data.encoding import InputEncoder
 from unice.errors import DatasetFormatError, DatasetMissingError
@@ -36,13 +37,15 @@ class Sample:
     pass_ratio: float
     executable: bool
     passed: bool
+    task_id: str = ""
+    origin: str = ""
 
     def labels(self) -> list[float]:
         """``[PassRatio, Executability, Passability]`` as floats."""
         return [self.pass_ratio, float(self.executable), float(self.passed)]
 
 
-def _to_sample(record: dict[str, Any], where: str) -> Sample:
+def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
     ratio = record["pass_ratio"]
     if not isinstance(ratio, (int, float)) or not 0.0 <= float(ratio) <= 1.0 or math.isnan(ratio):
         raise DatasetFormatError(f"{where}: pass_ratio must be a number in [0, 1], got {ratio!r}")
@@ -55,6 +58,8 @@ def _to_sample(record: dict[str, Any], where: str) -> Sample:
         pass_ratio=float(ratio),
         executable=bool(record["executable"]),
         passed=bool(passed) if passed is not None else float(ratio) >= 1.0,
+        task_id=str(record.get("task_id") or record.get("id", where)),
+        origin=origin,
     )
 
 
@@ -77,12 +82,15 @@ def read_split(
         data_builders.errors.UserError: a malformed line (``file:line``).
     """
     path = Path(folder) / f"{split}.jsonl"
+    stale = stale_folder_message(Path(folder), build_command)
+    if stale:
+        raise DatasetFormatError(stale)
     if not path.is_file():
         fix = build_command or "python -m data_builders build <humaneval|mbpp|apps> --out DIR"
         raise DatasetMissingError(f"dataset split {path} not found; build it with: {fix}")
     samples = []
     for line_number, record in iter_jsonl(path, required=REQUIRED_FIELDS, what="dataset row"):
-        samples.append(_to_sample(record, f"{path}:{line_number}"))
+        samples.append(_to_sample(record, f"{path}:{line_number}", Path(folder).name))
         if limit is not None and len(samples) >= limit:
             break
     if not samples:
@@ -92,12 +100,47 @@ def read_split(
     return samples
 
 
+def read_splits(
+    folders: Sequence[str | os.PathLike[str]],
+    split: str,
+    build_commands: Sequence[str] = (),
+    limit: int | None = None,
+) -> list[Sample]:
+    """One split of several dataset folders, concatenated; each sample's ``origin`` names its
+    folder. ``limit`` applies per folder."""
+    commands = list(build_commands) + [""] * (len(folders) - len(build_commands))
+    samples: list[Sample] = []
+    for folder, command in zip(folders, commands, strict=True):
+        samples += read_split(folder, split, command, limit)
+    return samples
+
+
+def check_disjoint_splits(splits: dict[str, Sequence[Sample]]) -> None:
+    """Refuse data where one problem is in two splits (e.g. train of one folder, dev of another).
+
+    Why: folders built from the same problems with different candidate sources (real samples,
+    mutants) are split by problem with the same seed and agree; folders built otherwise may
+    not, and a problem in both train and dev would make every dev figure optimistic.
+    """
+    seen: dict[str, tuple[str, str]] = {}
+    for split, samples in splits.items():
+        for sample in samples:
+            first = seen.setdefault(sample.task_id, (split, sample.origin))
+            if first[0] != split:
+                raise DatasetFormatError(
+                    f"problem {sample.task_id!r} is in the {first[0]} split of {first[1]} and "
+                    f"the {split} split of {sample.origin}: build the folders with the same "
+                    "problem source and seed (--seed) so their splits agree"
+                )
+
+
 class Collator:
     """Turns a list of :class:`Sample` into one padded model batch over all formats.
 
     Returns a dict with ``input_ids``, ``attention_mask`` (and ``token_type_ids``), each
     ``(rows, seq)``; ``format_ids (rows,)`` indexing ``formats``; ``sample_index (rows,)`` into
-    the batch; ``labels (batch, 3)``.
+    the batch; ``labels (batch, 3)``; ``group_ids (batch,)``, equal for samples of the same
+    problem (task id), for the within-problem ranking loss.
     """
 
     def __init__(self, encoder: InputEncoder, formats: Sequence[str] = FORMATS):
@@ -123,4 +166,9 @@ class Collator:
         out["format_ids"] = torch.tensor(format_ids, dtype=torch.long)
         out["sample_index"] = torch.tensor(sample_index, dtype=torch.long)
         out["labels"] = torch.tensor([s.labels() for s in samples], dtype=torch.float32)
+        groups: dict[str, int] = {}
+        out["group_ids"] = torch.tensor(
+            [groups.setdefault(s.task_id, len(groups)) for s in samples],
+            dtype=torch.long,
+        )
         return out

@@ -5,12 +5,15 @@ backbone's own separators (``<s> g </s></s> r </s>`` for RoBERTa/UniXcoder,
 ``[CLS] g [SEP] r [SEP]`` for BERT). Token types are 0 up to the first separator and 1 after
 it when the encoder has two or more token types.
 
-Truncation is fair: each segment is tokenized alone, then the length budget is split by
-water-filling -- short segments keep everything, the rest share what is left equally. The
-public release instead cut the joined sequence from the end, so a long generated program
-silently pushed out the whole NL and reference. A cut NL keeps its beginning; cut code keeps
-by default a quarter of its budget from the start (imports, signature) and the rest from the
-end, because candidates usually share the prompt/docstring and differ in the body.
+Truncation follows the spec's priority (``truncation: priority``, the default): each segment
+is tokenized alone, every segment first gets a floor (``truncation_floor`` of the budget, or
+all of it when shorter), then what is left goes to the generated code first, the reference
+next and the NL last -- the generated code is what is being judged, so it is cut last, and the
+NL (the prompt, under the input convention of ``data_builders.dataset.convention``) first.
+``truncation: fair`` splits the budget by water-filling instead. The public release cut the
+joined sequence from the end, so a long generated program silently pushed out the whole NL
+and reference. A cut NL keeps its beginning; cut code keeps by default a quarter of its budget
+from the start and the rest from the end.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from dataclasses import dataclass
 from unice.data.layout import encode_layout
 from unice.errors import ModelConfigError
 from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
+
+TOKEN_CACHE_SIZE = 200_000
+"""Distinct texts whose token ids an encoder keeps (a few hundred MB at most)."""
 
 CODE_HEAD_FRACTION = 0.25
 """Share of a cut code segment's budget kept from its start with ``head_tail`` truncation."""
@@ -51,6 +57,29 @@ def fair_budgets(lengths: Sequence[int], budget: int) -> list[int]:
         remaining -= alloc[index]
     for index in sorted(range(len(lengths))):  # hand out rounding leftovers
         extra = min(remaining, lengths[index] - alloc[index])
+        alloc[index] += extra
+        remaining -= extra
+    return alloc
+
+
+def priority_budgets(lengths: Sequence[int], budget: int, floor: float) -> list[int]:
+    """Split ``budget`` tokens among segments in priority order, each keeping a floor.
+
+    Every segment first keeps ``min(length, floor * budget)`` tokens; the rest of the budget
+    goes to the segments in order (the first is the generated code), each taking what it
+    still needs.
+
+    >>> priority_budgets([300, 500, 500], 240, 0.125)
+    [180, 30, 30]
+    >>> priority_budgets([50, 500, 500], 240, 0.125)
+    [50, 160, 30]
+    """
+    budget = max(budget, 0)
+    floor_tokens = int(budget * floor)
+    alloc = [min(length, floor_tokens) for length in lengths]
+    remaining = budget - sum(alloc)
+    for index, length in enumerate(lengths):
+        extra = max(min(length - alloc[index], remaining), 0)
         alloc[index] += extra
         remaining -= extra
     return alloc
@@ -105,6 +134,12 @@ class InputEncoder:
         use_token_types: 0 for the generated segment, 1 after it; otherwise no token types.
         layout: rewrite text with layout markers first (see ``unice.data.layout``).
         code_truncation: how cut code segments are shortened: ``head``, ``tail``, ``head_tail``.
+        truncation: ``priority`` (generated code cut last, NL first) or ``fair``.
+        truncation_floor: share of the budget each segment keeps under ``priority``.
+
+    Token ids of each distinct text are computed once and kept (``tokenize``): the reference
+    and NL of a problem are shared by all its candidates, and training reads every sample in
+    three formats and every epoch.
     """
 
     def __init__(
@@ -114,12 +149,17 @@ class InputEncoder:
         use_token_types: bool,
         layout: bool,
         code_truncation: str = "head_tail",
+        truncation: str = "priority",
+        truncation_floor: float = 0.125,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
                 f"code_truncation={code_truncation!r}; choose one of {', '.join(CODE_TRUNCATIONS)}"
             )
         self.code_truncation = code_truncation
+        self.truncation = truncation
+        self.truncation_floor = truncation_floor
+        self._token_cache: dict[str, list[int]] = {}
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.use_token_types = use_token_types
@@ -138,15 +178,24 @@ class InputEncoder:
             config.use_token_types,
             config.layout_active,
             config.code_truncation,
+            getattr(config, "truncation", "priority"),
+            getattr(config, "truncation_floor", 0.125),
         )
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
-        """Token ids of each text alone, no special tokens."""
-        if self.layout:
-            texts = [encode_layout(text) for text in texts]
-        if not texts:
-            return []
-        return self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        """Token ids of each text alone, no special tokens (each distinct text tokenized once)."""
+        cache = self._token_cache
+        known = {text: cache[text] for text in texts if text in cache}
+        todo = list(dict.fromkeys(text for text in texts if text not in known))
+        if todo:
+            source = [encode_layout(text) for text in todo] if self.layout else todo
+            ids = self.tokenizer(source, add_special_tokens=False)["input_ids"]
+            fresh = dict(zip(todo, ids, strict=True))
+            if len(cache) + len(fresh) > TOKEN_CACHE_SIZE:
+                cache.clear()
+            cache.update(fresh)
+            known.update(fresh)
+        return [known[text] for text in texts]
 
     def join(
         self, segments: Sequence[Sequence[int]], is_code: Sequence[bool] | None = None
@@ -158,7 +207,11 @@ class InputEncoder:
         is_code = [True] * len(segments) if is_code is None else list(is_code)
         sep = self.separators
         fixed = len(sep.prefix) + len(sep.suffix) + len(sep.middle) * (len(segments) - 1)
-        budgets = fair_budgets([len(s) for s in segments], self.max_length - fixed)
+        lengths = [len(s) for s in segments]
+        if self.truncation == "fair":
+            budgets = fair_budgets(lengths, self.max_length - fixed)
+        else:
+            budgets = priority_budgets(lengths, self.max_length - fixed, self.truncation_floor)
         ids: list[int] = list(sep.prefix)
         types: list[int] = []
         for position, (segment, budget) in enumerate(zip(segments, budgets, strict=True)):

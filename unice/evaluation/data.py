@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from data_builders.dataset.convention import stale_folder_message
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
 from unice.evaluation.errors import EvaluationError
@@ -97,6 +98,9 @@ def load_split(data: str | Path | None, split: str = "test", limit: int | None =
             duplicate ids, or an empty file.
     """
     path = resolve_split(data, split)
+    stale = stale_folder_message(path.parent)
+    if stale:
+        raise EvaluationError(stale)
     rows = []
     try:
         for line, row in iter_jsonl(path, required=TEXT_FIELDS, what="sample"):

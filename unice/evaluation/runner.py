@@ -7,6 +7,7 @@ scores.jsonl and the plots, and print the tables.
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections.abc import Mapping
 from datetime import datetime
@@ -53,13 +54,13 @@ def collect_columns(
     compare = cfg.get("baseline_inputs", "body")
     if compare not in ("body", "full"):
         raise EvaluationError(f"baseline_inputs={compare!r} is unknown; choose body or full")
-    runs = run_baselines(
-        cfg.get("baselines") or {},
-        data.generated,
-        data.references,
-        progress,
-        strip_prompt=compare == "body",
-    )
+    # Rows hold prompt-free code (data_builders.dataset.convention): ``body`` compares it
+    # dedented (a body parses as top-level code for CodeBLEU), ``full`` as written.
+    generated, references = data.generated, data.references
+    if compare == "body":
+        generated = [textwrap.dedent(code) for code in generated]
+        references = [textwrap.dedent(code) for code in references]
+    runs = run_baselines(cfg.get("baselines") or {}, generated, references, progress)
     for run in runs:
         if run.skipped:
             skipped.append(SkippedMetric(run.name, run.skipped))

@@ -121,3 +121,28 @@ def example_level_correlations(
         n_undefined=sum(reasons.values()),
         reasons=reasons,
     )
+
+
+def within_problem_score(
+    predictions: Sequence[float] | np.ndarray,
+    labels: Sequence[float] | np.ndarray,
+    groups: Sequence[object],
+    correlation: str = "spearman",
+) -> float:
+    """The model-selection view of example-level correlation.
+
+    Mean per-problem correlation over the problems whose labels vary (only those have an order
+    to get right), where a problem the model scores all alike counts as 0. Unlike
+    :func:`example_level_correlations`'s ``skipped`` average, a model cannot raise it by
+    giving most problems one constant score and ordering the few that are left.
+    """
+    pred = np.asarray(predictions, dtype=np.float64).reshape(-1)
+    gold = np.asarray(labels, dtype=np.float64).reshape(-1)
+    values = []
+    for indices in group_indices(groups):
+        indices = indices[np.isfinite(pred[indices])]
+        if indices.size < 2 or np.ptp(gold[indices]) == 0:
+            continue
+        value = corpus_correlations(pred[indices], gold[indices])[correlation]
+        values.append(0.0 if math.isnan(value) else value)
+    return float(np.mean(values)) if values else math.nan

@@ -21,6 +21,12 @@ FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
 OUTPUTS: tuple[str, ...] = ("pass_ratio", "executable", "passed")
 """Head outputs, in order: PassRatio, Executability, Passability (all logits)."""
 
+LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking")
+"""Keys of ``loss_weights``: one per output, plus the within-problem pairwise ranking term."""
+
+POOLINGS: tuple[str, ...] = ("first", "mean")
+TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
+
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
 LAYOUT_MODES: tuple[str, ...] = ("auto", "tokens", "none")
@@ -50,7 +56,8 @@ class UniCEConfig(PretrainedConfig):
         dropout: head dropout.
         layer_dropout: probability of dropping each layer weight of the scalar mix in training.
         layer_norm: layer-normalise each hidden state before mixing.
-        num_outputs: 3 = PassRatio, Executability, Passability; 2 drops Passability.
+        num_outputs: 2 = PassRatio, Executability; 3 adds Passability (then trained: it needs
+            a ``passed`` loss weight).
         max_length: maximum input length in tokens, special tokens included.
         token_types: ``segments`` gives 0 to the generated code and 1 after it (needs
             ``type_vocab_size >= 2``), ``none`` gives all zeros, ``auto`` picks by vocab size.
@@ -59,8 +66,16 @@ class UniCEConfig(PretrainedConfig):
         layout_active: resolved layout decision recorded at build time (do not set by hand).
         code_truncation: how an over-long code segment is cut: ``head_tail`` (keep a quarter
             of its budget from the start, the rest from the end), ``head`` or ``tail``.
+        truncation: how the length budget is shared: ``priority`` (generated code is cut
+            last, then the reference, NL first, each keeping ``truncation_floor``) or
+            ``fair`` (water-filling, every segment equal).
+        truncation_floor: share of the budget every segment keeps under ``priority``.
+        pooling: sentence vector from the mixed states: ``first`` token (the paper) or
+            ``mean`` over real tokens (what sentence encoders such as MiniLM were trained for).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
-        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed"}`` (MSE, BCE, BCE).
+        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
+            (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates of
+            the same problem whose PassRatio differs).
         backbone: name or path the encoder was initialised from (informational).
     """
 
@@ -75,12 +90,15 @@ class UniCEConfig(PretrainedConfig):
     dropout: float = 0.1
     layer_dropout: float = 0.1
     layer_norm: bool = False
-    num_outputs: int = 3
+    num_outputs: int = 2
     max_length: int = 512
     token_types: str = "auto"
     layout: str = "auto"
     layout_active: bool = False
     code_truncation: str = "head_tail"
+    truncation: str = "priority"
+    truncation_floor: float = 0.125
+    pooling: str = "first"
     formats: list[str] | tuple[str, ...] = FORMATS
     loss_weights: dict[str, float] | None = None
     backbone: str = ""
@@ -89,7 +107,7 @@ class UniCEConfig(PretrainedConfig):
         self.hidden_sizes = [int(size) for size in self.hidden_sizes]
         self.formats = [str(fmt) for fmt in self.formats]
         if self.loss_weights is None:
-            self.loss_weights = {"pass_ratio": 1.0, "executable": 1.0, "passed": 0.0}
+            self.loss_weights = {"pass_ratio": 1.0, "executable": 1.0}
         self.loss_weights = {str(k): float(v) for k, v in dict(self.loss_weights).items()}
         self._validate()
         super().__post_init__(**kwargs)
@@ -99,12 +117,18 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("token_types", self.token_types, TOKEN_TYPE_MODES)
         _check_choice("layout", self.layout, LAYOUT_MODES)
         _check_choice("code_truncation", self.code_truncation, CODE_TRUNCATIONS)
+        _check_choice("truncation", self.truncation, TRUNCATIONS)
+        _check_choice("pooling", self.pooling, POOLINGS)
+        if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
+            raise ModelConfigError(
+                f"truncation_floor={self.truncation_floor!r} must be in [0, 1/3]"
+            )
         for fmt in self.formats:
             _check_choice("formats[]", fmt, FORMATS)
         if not self.formats:
             raise ModelConfigError(f"formats is empty; give at least one of {', '.join(FORMATS)}")
         for key in self.loss_weights:
-            _check_choice("loss_weights key", key, OUTPUTS)
+            _check_choice("loss_weights key", key, LOSS_TERMS)
         if self.num_outputs not in (2, 3):
             raise ModelConfigError(
                 f"num_outputs={self.num_outputs!r} is not allowed; choose 2 or 3"
@@ -112,6 +136,11 @@ class UniCEConfig(PretrainedConfig):
         if self.num_outputs == 2 and self.loss_weights.get("passed", 0.0):
             raise ModelConfigError(
                 "loss_weights['passed'] needs num_outputs=3 (a Passability output)"
+            )
+        if self.num_outputs == 3 and not self.loss_weights.get("passed", 0.0):
+            raise ModelConfigError(
+                "num_outputs=3 adds a Passability output that loss_weights['passed']=0 never "
+                "trains; use num_outputs=2, or give loss_weights.passed a weight > 0"
             )
         if any(size <= 0 for size in self.hidden_sizes):
             raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")

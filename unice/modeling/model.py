@@ -1,4 +1,4 @@
-"""``UniCEModel``: encoder -> layer-wise attention -> first token -> feed-forward head -> logits."""
+"""``UniCEModel``: encoder -> layer-wise attention -> pooling -> feed-forward head -> logits."""
 
 from __future__ import annotations
 
@@ -37,6 +37,19 @@ def build_encoder(config: UniCEConfig) -> PreTrainedModel:
         return AutoModel.from_config(config.encoder, add_pooling_layer=False)
     except TypeError:  # encoders without a pooler option
         return AutoModel.from_config(config.encoder)
+
+
+def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch.Tensor:
+    """The sentence vector: the first token's state, or the mean over real tokens.
+
+    Why both: the paper reads the first token (UniXcoder's ``<s>``); sentence encoders such as
+    all-MiniLM-L6-v2 were trained so that the *mean* of their token states carries the
+    meaning, and their first token was never trained to summarise anything.
+    """
+    if mode == "first":
+        return states[:, 0]
+    mask = attention_mask.unsqueeze(-1).to(states.dtype)
+    return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
 class UniCEPreTrainedModel(PreTrainedModel):
@@ -106,7 +119,7 @@ class UniCEModel(UniCEPreTrainedModel):
             encoder_inputs["token_type_ids"] = token_type_ids
         outputs = self.encoder(**encoder_inputs, output_hidden_states=True, return_dict=True)
         mixed = self.layerwise(outputs.hidden_states, attention_mask)
-        features = mixed[:, 0]
+        features = pool(mixed, attention_mask, self.config.pooling)
         logits = self.head(features)
         loss = None
         if labels is not None:

@@ -19,15 +19,17 @@ import torch
 from accelerate import Accelerator
 from accelerate.utils import set_seed
 from omegaconf import DictConfig, OmegaConf
-from torch.utils.data import DataLoader, Subset
+from torch.utils.data import DataLoader
 from transformers import get_scheduler
 
-from unice.data.dataset import Collator, Sample, read_split
+from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
 from unice.data.encoding import InputEncoder
-from unice.errors import CheckpointError
+from unice.data.sampler import ProblemGroupedBatchSampler
+from unice.errors import CheckpointError, TrainingConfigError
 from unice.modeling.build import build_model
 from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
+from unice.scoring import has_usable_format
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.export import export_checkpoint
 from unice.training.optim import OptimConfig, build_optimizer
@@ -36,7 +38,9 @@ from unice.training.settings import MODEL_FIELDS, TrainerSettings
 from unice.training.state import (
     TrainerState,
     has_training_state,
+    load_fingerprint,
     load_training_state,
+    run_fingerprint,
     save_training_state,
 )
 
@@ -61,6 +65,9 @@ class _Run:
     steps_per_epoch: int
     output_dir: Path
     logger: RunLogger
+    sampler: ProblemGroupedBatchSampler
+    loader: Any
+    fingerprint: dict[str, str]
 
 
 def train(cfg: DictConfig | dict, on_step: StepCallback | None = None) -> dict[str, float]:
@@ -86,20 +93,40 @@ def train(cfg: DictConfig | dict, on_step: StepCallback | None = None) -> dict[s
     return _finish(run, state)
 
 
+def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[str]]:
+    """``(folders, {folder name: weight}, build commands)`` of the data config.
+
+    ``data.dirs`` (a list) reads several folders; ``data.weights`` (same length) scales how
+    often each folder's samples are drawn per epoch. Without ``dirs``, ``data.dir`` alone.
+    """
+    dirs = data.get("dirs") or [data.dir]
+    dirs = [str(d) for d in dirs]
+    weights = data.get("weights") or [1.0] * len(dirs)
+    if len(weights) != len(dirs):
+        raise TrainingConfigError(
+            f"data.weights has {len(weights)} values for {len(dirs)} data.dirs; give one each"
+        )
+    names = [Path(d).name for d in dirs]
+    if len(set(names)) != len(names):
+        raise TrainingConfigError(f"data.dirs {dirs}: folder names must differ (rows' origin)")
+    commands = list(data.get("build_commands") or [])
+    if len(commands) != len(dirs):  # e.g. data.dirs overridden: the one generic command
+        commands = [data.get("build_command", "")] * len(dirs)
+    return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
+
+
 def _setup(cfg: DictConfig) -> _Run:
     settings = TrainerSettings.from_config(cfg.trainer)
     if settings.num_threads:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
-    train_samples = read_split(
-        data.dir, "train", data.get("build_command", ""), data.get("max_train_samples")
-    )
+    dirs, weights, commands = data_folders(data)
+    train_samples = read_splits(dirs, "train", commands, data.get("max_train_samples"))
     dev_split = data.get("dev_split", "dev")
     dev_samples = (
-        read_split(data.dir, dev_split, data.get("build_command", ""), data.get("max_dev_samples"))
-        if dev_split
-        else None
+        read_splits(dirs, dev_split, commands, data.get("max_dev_samples")) if dev_split else None
     )
+    check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
         mixed_precision=settings.precision,
@@ -111,6 +138,7 @@ def _setup(cfg: DictConfig) -> _Run:
         cfg.model.backbone, pretrained=bool(cfg.model.get("pretrained", True)), **model_kwargs
     )
     mc = model.config
+    train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats)
     optimizer = build_optimizer(
@@ -119,8 +147,21 @@ def _setup(cfg: DictConfig) -> _Run:
             settings.lr_encoder, settings.lr_head, settings.layer_decay, settings.weight_decay
         ),
     )
-    per_process = math.ceil(len(train_samples) / accelerator.num_processes)
-    steps_per_epoch = math.ceil(math.ceil(per_process / settings.batch_size) / settings.grad_accum)
+    sampler = ProblemGroupedBatchSampler(
+        train_samples, settings.batch_size, settings.group_size, int(cfg.seed), weights
+    )
+    loader = accelerator.prepare_data_loader(
+        DataLoader(
+            train_samples,
+            batch_sampler=sampler,
+            collate_fn=collator,
+            num_workers=settings.num_workers,
+            # iterator seeds come from here, not the global RNG (dropout), so resume is exact
+            generator=torch.Generator().manual_seed(int(cfg.seed)),
+        ),
+        device_placement=True,
+    )
+    steps_per_epoch = math.ceil(len(loader) / settings.grad_accum)
     total_steps = steps_per_epoch * settings.epochs
     if settings.max_steps:
         total_steps = min(total_steps, int(settings.max_steps))
@@ -137,10 +178,29 @@ def _setup(cfg: DictConfig) -> _Run:
     logger = (
         make_logger(cfg.get("logger"), run_config) if accelerator.is_main_process else RunLogger()
     )
+    fingerprint = run_fingerprint(run_config, dirs, [dev_split] if dev_split else [])
     return _Run(
         cfg, settings, accelerator, model, tokenizer, collator, train_samples, dev_samples,
-        optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger,
+        optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger, sampler,
+        loader, fingerprint,
     )  # fmt: skip
+
+
+def _trainable(samples: list[Sample], formats: list[str], accelerator) -> list[Sample]:
+    """The samples that feed at least one of the model's formats (a Ref&NL-only model cannot
+    learn from a sample without a reference); says how many were left out."""
+    kept = [s for s in samples if has_usable_format(formats, s.reference, s.nl)]
+    if not kept:
+        raise TrainingConfigError(
+            f"no training sample has what model.formats={formats} needs (a reference and/or an "
+            "NL); add formats the data has, e.g. model.formats=[ref,nl,ref_nl]"
+        )
+    if len(kept) < len(samples):
+        accelerator.print(
+            f"{len(samples) - len(kept)} of {len(samples)} training samples have no input for "
+            f"model.formats={formats} and are left out"
+        )
+    return kept
 
 
 def _plain(value: Any) -> Any:
@@ -159,26 +219,19 @@ def _maybe_resume(run: _Run) -> TrainerState:
                 "<output_dir>/last folder of an earlier run, or trainer.resume=auto"
             )
         return TrainerState()
+    saved = load_fingerprint(folder) or {}
+    if saved != run.fingerprint:
+        what = [key for key in run.fingerprint if saved.get(key) != run.fingerprint[key]]
+        raise CheckpointError(
+            f"{folder} was saved by a run with other {' and '.join(what) or 'settings'}; "
+            "resuming would mix two runs: use another output_dir=..., delete that folder, "
+            "or pass trainer.resume=false to start afresh there"
+        )
     state = load_training_state(run.accelerator, folder)
     run.accelerator.print(
         f"resuming from {folder} at step {state.global_step} (epoch {state.epoch})"
     )
     return state
-
-
-def _epoch_loader(run: _Run, epoch: int) -> DataLoader:
-    """This epoch's batches: a permutation seeded by (seed, epoch), identical on every rerun."""
-    generator = torch.Generator().manual_seed(int(run.cfg.seed) * 1000 + epoch)
-    order = torch.randperm(len(run.train_samples), generator=generator).tolist()
-    loader = DataLoader(
-        Subset(run.train_samples, order),
-        batch_size=run.settings.batch_size,
-        shuffle=False,
-        collate_fn=run.collator,
-        num_workers=run.settings.num_workers,
-        generator=generator,  # iterator seeds come from here, not the global RNG (exact resume)
-    )
-    return run.accelerator.prepare_data_loader(loader, device_placement=True)
 
 
 def _fit(run: _Run, state: TrainerState, on_step: StepCallback | None) -> None:
@@ -204,7 +257,11 @@ def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | No
     """Run (the rest of) one epoch; stops early when ``total_steps`` is reached."""
     model, accelerator = run.model, run.accelerator
     model.train()
-    loader = _epoch_loader(run, state.epoch)
+    _freeze_encoder(run, state.epoch < run.settings.frozen_epochs)
+    run.sampler.set_epoch(state.epoch)
+    if hasattr(run.loader, "set_epoch"):  # accelerate re-sets the sampler's epoch from this
+        run.loader.set_epoch(state.epoch)
+    loader = run.loader
     if state.batches_in_epoch:
         loader = accelerator.skip_first_batches(loader, state.batches_in_epoch)
     running: list[float] = []
@@ -231,23 +288,45 @@ def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | No
 
 
 def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-    """L_Uni of one batch: one forward over all format rows, loss summed per format."""
-    inputs = {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}
-    logits = run.model(**inputs).logits
+    weights = run.accelerator.unwrap_model(run.model).config.loss_weights
+    return batch_loss(run.model, batch, weights, one_forward=run.accelerator.num_processes > 1)
+
+
+def batch_loss(
+    model, batch: dict[str, torch.Tensor], weights: dict[str, float], one_forward: bool = False
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """L_Uni of one collated batch: the loss of each format's rows, summed.
+
+    By default one forward per format, each cut to its own longest row (a g+r row is often a
+    third of a g+r+n row; padding every format to the longest wastes most of the compute).
+    ``one_forward`` runs all rows through a single forward instead, as DDP expects one
+    forward per backward.
+    """
+    keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
     labels = batch["labels"][batch["sample_index"]]
+    groups = batch["group_ids"][batch["sample_index"]]
+    logits = model(**{k: batch[k] for k in keys}).logits if one_forward else None
     per_format = {}
     for position, fmt in enumerate(FORMATS):
         rows = batch["format_ids"] == position
-        per_format[fmt] = (logits[rows], labels[rows])
-    weights = run.accelerator.unwrap_model(run.model).config.loss_weights
+        if logits is not None:
+            per_format[fmt] = (logits[rows], labels[rows], groups[rows])
+        elif bool(rows.any()):
+            width = int(batch["attention_mask"][rows].sum(dim=1).max())
+            inputs = {k: batch[k][rows, :width] for k in keys}
+            per_format[fmt] = (model(**inputs).logits, labels[rows], groups[rows])
     return unified_loss(per_format, weights)
 
 
+def _freeze_encoder(run: _Run, frozen: bool) -> None:
+    """Frozen-encoder epochs train the mix and head only: the encoder gets no gradient at all,
+    so backward stops at the layer mix instead of running through the encoder for nothing."""
+    for param in run.accelerator.unwrap_model(run.model).encoder.parameters():
+        param.requires_grad_(not frozen)
+
+
 def _before_step(run: _Run, state: TrainerState) -> None:
-    """Frozen-encoder epochs drop the encoder's gradients; then clip the global norm."""
-    if state.epoch < run.settings.frozen_epochs:
-        for param in run.accelerator.unwrap_model(run.model).encoder.parameters():
-            param.grad = None
+    """Clip the global gradient norm."""
     if run.settings.grad_clip:
         run.accelerator.clip_grad_norm_(run.model.parameters(), run.settings.grad_clip)
 
@@ -260,7 +339,7 @@ def _after_step(run: _Run, state: TrainerState, logs: dict, bar, on_step) -> Non
         bar.set_postfix(loss=f"{logs['train/loss']:.4f}")
     every = run.settings.save_every_steps
     if every and state.global_step % every == 0:
-        save_training_state(run.accelerator, run.output_dir / "last", state)
+        save_training_state(run.accelerator, run.output_dir / "last", state, run.fingerprint)
     if on_step is not None:
         on_step(state.global_step, logs)
 
@@ -271,6 +350,11 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
     metrics: dict[str, float] = {}
     if accelerator.is_main_process:
         metrics = _evaluate(run) if run.dev_samples else {}
+        if metrics and run.settings.monitor not in metrics:
+            raise TrainingConfigError(
+                f"trainer.monitor={run.settings.monitor!r} is not among the dev metrics "
+                f"({', '.join(sorted(metrics))}); pick one of those"
+            )
         value = metrics.get(run.settings.monitor)
         improved = (
             not metrics or state.best_epoch is None or state.improved(value, run.settings.best_is)
@@ -294,7 +378,7 @@ def _end_epoch(run: _Run, state: TrainerState) -> bool:
     state.batches_in_epoch = 0
     stop = bool(run.settings.patience) and state.bad_epochs >= int(run.settings.patience)
     stop = bool(_broadcast_flag(accelerator, stop))
-    save_training_state(accelerator, run.output_dir / "last", state)
+    save_training_state(accelerator, run.output_dir / "last", state, run.fingerprint)
     return stop
 
 

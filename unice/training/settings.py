@@ -17,12 +17,18 @@ MODEL_FIELDS = (
     "max_length",
     "token_types",
     "code_truncation",
+    "truncation",
+    "truncation_floor",
+    "pooling",
     "layout",
     "formats",
     "loss_weights",
 )
 
 MONITORS = (
+    "example_spearman",
+    "example_kendall",
+    "exec_auroc",
     "kendall",
     "spearman",
     "pearson",
@@ -55,7 +61,7 @@ class TrainerSettings:
     warmup_ratio: float = 0.1
     frozen_epochs: int = 0
     grad_clip: float | None = 1.0
-    monitor: str = "spearman"
+    monitor: str = "example_spearman"
     monitor_mode: str | None = None
     patience: int | None = 3
     resume: str | bool = "auto"
@@ -64,6 +70,7 @@ class TrainerSettings:
     num_threads: int | None = None
     num_workers: int = 0
     progress: bool = True
+    group_size: int = 1
 
     @classmethod
     def from_config(cls, cfg: Any) -> TrainerSettings:
@@ -104,9 +111,10 @@ class TrainerSettings:
             raise TrainingConfigError(
                 f"trainer.monitor={self.monitor!r}; choose one of {', '.join(MONITORS)}"
             )
-        if self.batch_size < 1 or self.grad_accum < 1 or self.epochs < 1:
+        if min(self.batch_size, self.grad_accum, self.epochs, self.group_size) < 1:
             raise TrainingConfigError(
-                "trainer.batch_size, trainer.grad_accum and trainer.epochs must be >= 1"
+                "trainer.batch_size, trainer.grad_accum, trainer.epochs and trainer.group_size "
+                "must be >= 1"
             )
         if not 0.0 <= self.warmup_ratio < 1.0:
             raise TrainingConfigError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")

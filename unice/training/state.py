@@ -7,6 +7,7 @@ and the early-stopping bookkeeping.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -15,6 +16,17 @@ from pathlib import Path
 from typing import Any
 
 STATE_FILE = "trainer_state.json"
+FINGERPRINT_FILE = "fingerprint.json"
+
+OPERATIONAL_KEYS = {
+    "trainer": (
+        "resume", "progress", "num_workers", "log_every_steps", "save_every_steps",
+        "num_threads", "eval_batch_size",
+    ),
+    "": ("output_dir", "logger", "hydra"),
+}  # fmt: skip
+"""Config keys that change how a run is watched or where it writes, not what it computes:
+left out of the fingerprint so a resumed run may change them."""
 
 
 @dataclass
@@ -38,8 +50,45 @@ class TrainerState:
         return value > self.best_metric if mode == "max" else value < self.best_metric
 
 
-def save_training_state(accelerator, folder: Path, state: TrainerState) -> None:
-    """Write accelerate's state + ``trainer_state.json`` to ``folder`` (replaced atomically)."""
+def run_fingerprint(
+    config: dict[str, Any], folders: list[str], splits: list[str]
+) -> dict[str, str]:
+    """Hashes of what a run computes: its config (less :data:`OPERATIONAL_KEYS`) and the bytes
+    of its data (``train`` and ``splits`` of every folder).
+
+    Why: ``trainer.resume=auto`` restores ``<output_dir>/last``; a rerun with another learning
+    rate or a rebuilt dataset would otherwise continue the old run's optimizer and schedule
+    on other data and export a model that no single configuration produced.
+    """
+    kept = {k: v for k, v in config.items() if k not in OPERATIONAL_KEYS[""]}
+    if isinstance(kept.get("trainer"), dict):
+        kept["trainer"] = {
+            k: v for k, v in kept["trainer"].items() if k not in OPERATIONAL_KEYS["trainer"]
+        }
+    config_hash = hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode())
+    data_hash = hashlib.sha256()
+    for folder in folders:
+        for split in ["train", *splits]:
+            path = Path(folder) / f"{split}.jsonl"
+            data_hash.update(f"{Path(folder).name}/{split}:".encode())
+            if path.is_file():
+                with open(path, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        data_hash.update(block)
+    return {"config": config_hash.hexdigest()[:16], "data": data_hash.hexdigest()[:16]}
+
+
+def load_fingerprint(folder: Path) -> dict[str, str] | None:
+    """The fingerprint saved with a state (None for a state saved without one)."""
+    path = folder / FINGERPRINT_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def save_training_state(
+    accelerator, folder: Path, state: TrainerState, fingerprint: dict[str, str] | None = None
+) -> None:
+    """Write accelerate's state + ``trainer_state.json`` (+ the run's fingerprint) to
+    ``folder`` (replaced atomically)."""
     tmp = folder.with_name(folder.name + ".tmp")
     if accelerator.is_main_process and tmp.exists():
         shutil.rmtree(tmp)
@@ -47,6 +96,8 @@ def save_training_state(accelerator, folder: Path, state: TrainerState) -> None:
     accelerator.save_state(str(tmp))
     if accelerator.is_main_process:
         (tmp / STATE_FILE).write_text(json.dumps(asdict(state), indent=2), encoding="utf-8")
+        if fingerprint is not None:
+            (tmp / FINGERPRINT_FILE).write_text(json.dumps(fingerprint), encoding="utf-8")
         if folder.exists():
             shutil.rmtree(folder)
         tmp.rename(folder)

@@ -1,0 +1,169 @@
+"""Per-test CPU limits derived from the reference solution's own time on each test.
+
+Why: one fixed limit (3 s per test) makes every test that a generated program hangs on cost
+3 s of CPU, and labelling time on real generations is dominated by those few programs. The
+reference solution says how long each test should take: ``clamp(factor * reference time,
+floor, cap)`` (as EvalPlus does) gives a correct program ample headroom and makes a hang
+cheap. Values live in ``configs/build/limits.yaml``; the reference is timed
+``reference_runs`` times (slowest run counts) once per problem and machine, and the times are
+cached on disk so repeated runs use the same limits (reproducible labels) without re-timing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import platform
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data_builders.execution.types import Program
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
+
+
+class LimitConfigError(ValueError):
+    """The limits config is missing, malformed or holds an unknown or bad value."""
+
+
+@dataclass(frozen=True)
+class LimitPolicy:
+    """How per-test limits follow from reference times (see ``configs/build/limits.yaml``)."""
+
+    factor: float = 20.0
+    floor: float = 0.1
+    cap: float = 3.0
+    load: float = 3.0
+    after_timeout: float = 0.01
+    reference_runs: int = 1
+    reference_limit: float = 3.0
+
+    def __post_init__(self) -> None:
+        for name in ("factor", "floor", "cap", "load", "after_timeout", "reference_limit"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise LimitConfigError(f"limits: {name} must be a positive number, got {value!r}")
+        if self.floor > self.cap:
+            raise LimitConfigError(f"limits: floor ({self.floor}) is above cap ({self.cap})")
+        if type(self.reference_runs) is not int or self.reference_runs < 1:
+            raise LimitConfigError("limits: reference_runs must be a whole number >= 1")
+
+    def limit(self, reference_seconds: float | None) -> float:
+        """One test's limit; ``None`` (the reference did not pass it) gets the cap."""
+        if reference_seconds is None:
+            return self.cap
+        return round(max(self.floor, min(self.cap, self.factor * reference_seconds)), 3)
+
+
+def load_policy(path: Path = DEFAULT_CONFIG) -> LimitPolicy:
+    """Read a limits YAML file; :class:`LimitConfigError` names the file and the fix."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise LimitConfigError(f"{path}: cannot read the limits config ({exc})") from None
+    if not isinstance(data, dict):
+        raise LimitConfigError(f"{path}: expected a mapping of limit settings")
+    known = {f.name for f in dataclasses.fields(LimitPolicy)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise LimitConfigError(f"{path}: unknown key(s) {unknown}; known: {sorted(known)}")
+    try:
+        return LimitPolicy(**data)
+    except LimitConfigError as exc:
+        raise LimitConfigError(f"{path}: {exc}") from None
+
+
+def _machine() -> str:
+    """What makes CPU times comparable: this machine's name and processor."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            model = next((ln.split(":", 1)[1].strip() for ln in handle if "model name" in ln), "")
+    except OSError:
+        pass
+    return f"{platform.node()}|{platform.machine()}|{model}"
+
+
+def reference_key(program: Program) -> str:
+    """Cache key of a reference program: its code, tests and this machine."""
+    blob = json.dumps(
+        [program.source, program.setup, program.entry_point, [repr(t) for t in program.tests]],
+        sort_keys=True,
+    )
+    return hashlib.sha256(f"{_machine()}\n{blob}".encode()).hexdigest()[:32]
+
+
+def default_cache() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "unice" / "reference_times.json"
+
+
+class ReferenceTimes:
+    """Reference CPU seconds per test (None: the reference did not pass that test), cached
+    in a JSON file keyed by :func:`reference_key`; ``path=None`` keeps them in memory."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.times: dict[str, list[float | None]] = {}
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text())
+                self.times = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self.times = {}  # a damaged cache is re-measured, never trusted
+
+    def measure(
+        self,
+        references: Iterable[Program],
+        executor: Any,
+        policy: LimitPolicy,
+        progress: str | None = "time references",
+    ) -> int:
+        """Time every reference not cached yet; returns how many were timed."""
+        missing = {reference_key(p): p for p in references if reference_key(p) not in self.times}
+        if not missing:
+            return 0
+        runs = [
+            dataclasses.replace(p, timeout=policy.reference_limit, test_timeouts=None)
+            for p in missing.values()
+            for _ in range(policy.reference_runs)
+        ]
+        results = iter(executor.map(runs, progress=progress))
+        for key in missing:
+            slowest: list[float | None] = []
+            for run in range(policy.reference_runs):
+                outcomes = next(results).outcomes
+                seconds = [o.time if o.status == "pass" else None for o in outcomes]
+                slowest = (
+                    seconds
+                    if run == 0
+                    else [_slower(a, b) for a, b in zip(slowest, seconds, strict=True)]
+                )
+            self.times[key] = slowest
+        self._save()
+        return len(missing)
+
+    def limits(self, reference: Program, policy: LimitPolicy) -> list[float]:
+        return [policy.limit(seconds) for seconds in self.times[reference_key(reference)]]
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".tmp{os.getpid()}")
+            temporary.write_text(json.dumps(self.times))
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs a re-measurement next time
+
+
+def _slower(a: float | None, b: float | None) -> float | None:
+    """The slower of two runs; a test the reference failed in any run stays uncalibrated."""
+    return None if a is None or b is None else max(a, b)

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `make quality`: does CodeScore rank real programs of problems it never saw better than the baselines?
+#   1. build the training mix from ../shared (real MBPP generations, MBPP mutants, the real-APPS subset)
+#      and the zero-shot sets (HE-Eval from CodeGen-16B samples, HumanEval programs of 39 other generators)
+#   2. train +experiment=zeroshot_cpu (the offline MiniLM, CPU) -> runs/zeroshot_cpu/best
+#   3. evaluate it zero-shot next to every baseline on the same rows -> outputs/quality/report.{md,json}
+# Every stage resumes: rerunning skips finished builds (and the extended-test cache is reused),
+# continues the training from runs/zeroshot_cpu/last, and only re-evaluates.
+#
+#   FULL_HE=1 bash scripts/quality.sh     # HE-Eval with all 100 samples per problem (16,400 programs)
+#   WITH_APPS=1 bash scripts/quality.sh   # add the real-APPS subset to the training mix (+20-30 min)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+SHARED=${SHARED:-../shared/data}
+if [[ "${WITH_APPS:-0}" == 1 ]]; then RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu_apps}; fi
+RUN_DIR=${RUN_DIR:-runs/zeroshot_cpu}
+OUT=${OUT:-outputs/quality}
+HE_PER_TASK=${HE_PER_TASK:-20}
+export HF_HUB_OFFLINE=${HF_HUB_OFFLINE:-1} HF_DATASETS_OFFLINE=${HF_DATASETS_OFFLINE:-1}
+export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
+
+needed=(
+  "$SHARED/mbpp_sanitized_humaneval_format.jsonl"
+  "$SHARED/mbpp_generations.jsonl"
+  "$SHARED/apps_subset/problems.jsonl"
+  "$SHARED/apps_subset/samples.jsonl"
+  "$SHARED/humaneval_codegen16b_samples.jsonl"
+  "$SHARED/humaneval_generations_multi.jsonl"
+)
+missing=()
+for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
+if ((${#missing[@]})); then
+  echo "error: make quality reads real generations from the shared data shelf; missing: ${missing[*]}" >&2
+  echo "       (set SHARED=DIR to the folder holding them)" >&2
+  exit 2
+fi
+
+if [[ "${FULL_HE:-0}" == 1 ]]; then HE_DIR=data/he-eval-full; per_task=(); else
+  HE_DIR=data/he-eval-zs; per_task=(--samples-per-task "$HE_PER_TASK"); fi
+
+start=$(date +%s)
+declare -A seconds
+stamp() { echo "[quality $(( $(date +%s) - start ))s] $*"; }
+timed() {  # timed NAME CMD...: run CMD, record its wall seconds under NAME
+  local name=$1; shift; local t0; t0=$(date +%s)
+  "$@"
+  seconds[$name]=$(( $(date +%s) - t0 ))
+}
+built() { [[ -f "$1/build_info.json" ]] && grep -q '"complete": true' "$1/build_info.json"; }
+build() {  # build DIR ARGS...: skipped when DIR holds a complete build (the command would resume it anyway)
+  local dir=$1; shift
+  if built "$dir"; then stamp "  $dir already built"; else "$PY" -m data_builders build "$@" --out "$dir"; fi
+}
+
+stamp "1/3 building datasets"
+MBPP=(mbpp --source "$SHARED/mbpp_sanitized_humaneval_format.jsonl")
+timed build_mbpp_real build data/mbpp-real "${MBPP[@]}" --samples "$SHARED/mbpp_generations.jsonl"
+timed build_mbpp_mutants build data/mbpp-mutants "${MBPP[@]}" --mutants 4
+train_data=()
+if [[ "${WITH_APPS:-0}" == 1 ]]; then
+  timed build_apps build data/apps-subset apps --source "$SHARED/apps_subset/problems.jsonl" \
+    --samples "$SHARED/apps_subset/samples.jsonl"
+  train_data=(data=zeroshot_cpu_apps)
+fi
+timed build_he build "$HE_DIR" humaneval --samples "$SHARED/humaneval_codegen16b_samples.jsonl" \
+  "${per_task[@]}" --split-ratios 0,0,1
+timed build_he_multi build data/he-multi humaneval --samples "$SHARED/humaneval_generations_multi.jsonl" \
+  --split-ratios 0,0,1
+
+stamp "2/3 training +experiment=zeroshot_cpu in $RUN_DIR"
+timed train "$PY" train.py +experiment=zeroshot_cpu "${train_data[@]}" output_dir="$RUN_DIR"
+
+stamp "3/3 zero-shot evaluation on HumanEval (never trained on)"
+timed eval_he "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$HE_DIR" split=test output_dir="$OUT/he-eval"
+timed eval_he_multi "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data=data/he-multi split=test \
+  label=passed output_dir="$OUT/he-multi"
+
+timings=$(for key in "${!seconds[@]}"; do printf '%s=%s ' "$key" "${seconds[$key]}"; done)
+"$PY" scripts/quality_report.py --out "$OUT" --checkpoint "$RUN_DIR/best" \
+  --he "$OUT/he-eval" --he-multi "$OUT/he-multi" --total-seconds $(( $(date +%s) - start )) \
+  --timings $timings
+stamp "done: $OUT/report.md"
