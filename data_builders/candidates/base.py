@@ -15,6 +15,8 @@ class Candidate:
         source: ``samples:<file>``, ``mutant:<operator>[+<operator>]`` or ``generate:<model>``.
         kind: ``samples``, ``mutant`` or ``generate``; with ``index`` it makes the row id.
         index: position among this task's candidates of this kind (stable across rebuilds).
+        is_reference: whether the program is a copy of one of the problem's reference
+            solutions (set only under ``--reference-samples flag``; None = not checked).
     """
 
     task_id: str
@@ -22,6 +24,7 @@ class Candidate:
     source: str
     kind: str
     index: int
+    is_reference: bool | None = None
 
     @property
     def id(self) -> str:

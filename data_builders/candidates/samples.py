@@ -8,7 +8,9 @@ position among that task's lines, so ids stay stable when the file is reread.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -67,3 +69,48 @@ def _program(record: dict, problem: Problem, path: Path, line_number: int) -> st
         f"{path}:{line_number}: sample needs a string 'completion' (appended to the prompt) "
         "or 'solution' (a complete program)"
     )
+
+
+def normalize_program(program: str) -> str:
+    """The program with trailing whitespace, blank lines and line-ending style removed: two
+    programs equal under this are the same program as far as execution goes."""
+    lines = (line.rstrip() for line in program.replace("\r\n", "\n").split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def reference_programs(problem: Problem) -> set[str]:
+    """Normalized reference solutions of ``problem`` (APPS: every solution it lists)."""
+    solutions = [problem.reference, *(problem.metadata or {}).get("solutions", [])]
+    return {normalize_program(s) for s in solutions if isinstance(s, str) and s.strip()}
+
+
+def mark_reference_copies(
+    grouped: dict[str, list[Candidate]], problems: Mapping[str, Problem], exclude: bool
+) -> dict[str, list[Candidate]]:
+    """Flag (``is_reference``) or drop the samples that are one of the solutions their
+    problem lists (its reference, and for APPS every listed solution), whitespace aside.
+
+    Why: the builder takes references from those solutions, and a reference fixes the
+    expected outputs of the new inputs, so such a sample passes by construction; a metric
+    trained on it learns to recognise the reference, not correctness. The shared APPS subset
+    has 195 such samples. Indices (and so row ids) of the other samples do not change.
+    """
+    out: dict[str, list[Candidate]] = {}
+    dropped = 0
+    for task_id, candidates in grouped.items():
+        references = reference_programs(problems[task_id])
+        kept = []
+        for candidate in candidates:
+            copy = normalize_program(candidate.program) in references
+            if exclude and copy:
+                dropped += 1
+                continue
+            kept.append(candidate if exclude else dataclasses.replace(candidate, is_reference=copy))
+        out[task_id] = kept
+    if exclude and dropped:
+        print(
+            f"note: {dropped} sample(s) are a problem's own reference solution: excluded "
+            "(--reference-samples exclude)",
+            file=sys.stderr,
+        )
+    return out

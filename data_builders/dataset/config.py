@@ -35,13 +35,17 @@ class ExtensionConfig:
 
 @dataclass(frozen=True)
 class TimeoutConfig:
-    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``."""
+    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``.
+
+    ``probe_tests``/``after_timeout``/``rest_chunk``: see data_builders.dataset.labels.label.
+    """
 
     factor: float = 20.0
     min: float = 0.1
     max: float = 3.0
     probe_tests: int = 5
     after_timeout: float = 0.01
+    rest_chunk: int = 0  # >0: the remaining tests run in parts of this size, doubling
 
     def for_reference(self, reference_time: float) -> float:
         return round(max(self.min, min(self.max, self.factor * reference_time)), 3)
@@ -54,8 +58,45 @@ class MutantConfig:
 
 @dataclass(frozen=True)
 class GenerationConfig:
+    """How ``--generate`` samples (see data_builders.candidates.prompts for the modes).
+
+    ``n``/``temperature``/``top_p`` are overridden by the flags of the same names; ``seed``
+    None means the build's seed. ``batch_size`` is the local model's batch (sequences of one
+    task generated together); ``concurrency``/``timeout``/``max_retries`` are the served
+    client's (requests in flight, seconds per request, retries after 429/5xx).
+    """
+
+    n: int = 10
+    temperature: float = 0.8
+    top_p: float = 0.95
     max_new_tokens: int = 384
+    seed: int | None = None
     batch_size: int = 8
+    prompt: str = "complete"
+    instruction: str = (
+        "Complete the following Python function. Reply with the whole function in one "
+        "```python code block.\n\n```python\n{prompt}```"
+    )
+    system: str = ""
+    stop: tuple[str, ...] = ("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#")
+    chat_stop: tuple[str, ...] = ("\n```\n",)
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_retries: int = 4
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stop", tuple(self.stop))
+        object.__setattr__(self, "chat_stop", tuple(self.chat_stop))
+        if self.prompt not in ("complete", "chat"):
+            raise UserError(
+                f"generation.prompt: unknown mode {self.prompt!r}; choose complete or chat"
+            )
+        if self.n < 1 or self.max_new_tokens < 1 or self.batch_size < 1 or self.concurrency < 1:
+            raise UserError(
+                "generation: n, max_new_tokens, batch_size and concurrency must be >= 1"
+            )
+        if self.temperature < 0 or not 0 < self.top_p <= 1:
+            raise UserError("generation: temperature must be >= 0 and top_p in (0, 1]")
 
 
 @dataclass(frozen=True)

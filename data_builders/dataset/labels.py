@@ -16,20 +16,36 @@ from data_builders.extension.suite import ExtendedSuite
 KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2}
 
 
+def candidate_parts(
+    candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, timeouts: TimeoutConfig
+) -> list[Program]:
+    """The candidate's tests (originals first, then the new ones) in the parts :func:`label`
+    runs one after another: the originals plus ``timeouts.probe_tests`` new tests, then the
+    rest — in one part, or with ``timeouts.rest_chunk`` > 0 in parts of ``rest_chunk``,
+    ``2 * rest_chunk``, ``4 * rest_chunk``... tests."""
+    reference_time = max(spec.reference_time, suite.reference_time)
+    tests = [*spec.original_tests, *suite.new_tests()]
+    bounds = [0, min(len(tests), len(spec.original_tests) + timeouts.probe_tests)]
+    size = timeouts.rest_chunk if timeouts.rest_chunk > 0 else len(tests)
+    while bounds[-1] < len(tests):
+        bounds.append(min(len(tests), bounds[-1] + size))
+        size *= 2
+    timeout = timeouts.for_reference(reference_time)
+    return [
+        Program(candidate.program, tests[a:b], spec.problem.entry_point, spec.setup, timeout)
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
+
+
 def candidate_programs(
     candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, timeouts: TimeoutConfig
 ) -> tuple[Program, Program]:
-    """The candidate's tests (originals first, then the new ones) in two parts: the first
-    ``timeouts.probe_tests`` tests, and the rest (see :func:`label`)."""
-    reference_time = max(spec.reference_time, suite.reference_time)
-    tests = [*spec.original_tests, *suite.new_tests()]
-    cut = len(spec.original_tests) + timeouts.probe_tests
-    timeout = timeouts.for_reference(reference_time)
-
-    def part(chunk: list[Any]) -> Program:
-        return Program(candidate.program, chunk, spec.problem.entry_point, spec.setup, timeout)
-
-    return part(tests[:cut]), part(tests[cut:])
+    """The first part (originals + probe tests) and all the rest as one program."""
+    first, *rest = candidate_parts(
+        candidate, spec, suite, dataclasses.replace(timeouts, rest_chunk=0)
+    )
+    empty = dataclasses.replace(first, tests=[])
+    return first, rest[0] if rest else empty
 
 
 def exec_seconds(result: ProgramResult) -> float:
@@ -49,7 +65,7 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
     tests (see :func:`exec_seconds`)."""
     n_base = len(spec.original_tests)
     base = result.outcomes[:n_base]
-    return {
+    row = {
         "id": candidate.id,
         "task_id": candidate.task_id,
         **row_texts(candidate.program, spec.problem, spec.references[0] if spec.references else ""),
@@ -64,6 +80,9 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
         "exec_seconds": exec_seconds(result),
         "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
     }
+    if candidate.is_reference is not None:  # --reference-samples flag
+        row["is_reference"] = candidate.is_reference
+    return row
 
 
 def label(
@@ -75,30 +94,40 @@ def label(
 ) -> Iterator[dict[str, Any]]:
     """Rows for ``candidates``, in order.
 
-    Why two passes: a program that loops forever costs the full time limit on *every*
-    test (100+ of them). So each candidate first runs the original tests plus a few new
-    ones; only if one of those timed out do the remaining tests run under the much shorter
-    ``timeouts.after_timeout`` limit. The two parts load the program separately (two
-    fresh processes), so a program whose results depend on state kept across tests (a
-    module-level cache or counter, a mutated default argument) can get a different
-    PassRatio than one pass over all tests would give. For programs without such state,
-    those that never time out get the same verdicts as in one pass, and PassRatio stays
-    per-test exact for the others too, except that a test needing more than
-    ``after_timeout`` CPU seconds counts as a timeout in a program that has already timed
-    out (it is non-executable either way).
+    Why parts: a program that loops forever costs the full time limit on *every* test
+    (100+ of them). So each candidate first runs the original tests plus a few new ones; the
+    remaining tests follow in further parts (:func:`candidate_parts`), and once any part has
+    timed out, every later part runs under the much shorter ``timeouts.after_timeout`` limit.
+    With one remaining part (``rest_chunk: 0``) a program whose first timeout comes after
+    the probe tests pays the full limit on every later slow test; APPS programs that are too
+    slow only on the large generated inputs do exactly that (``rest_chunk`` bounds it).
+    Parts load the program separately (fresh processes), so a program whose results depend
+    on state kept across tests (a module-level cache or counter, a mutated default
+    argument) can get a different PassRatio than one pass over all tests would give. For
+    programs without such state, those that never time out get the same verdicts as in one
+    pass, and PassRatio stays per-test exact for the others too, except that a test needing
+    more than ``after_timeout`` CPU seconds counts as a timeout in a program that has
+    already timed out (it is non-executable either way).
     """
-    parts = [
-        candidate_programs(c, specs[c.task_id], suites[c.task_id], timeouts) for c in candidates
-    ]
-    firsts = list(executor.map([first for first, _ in parts], progress="label: probe tests"))
-    rests = []
-    for (_, rest), first in zip(parts, firsts, strict=True):
-        if any(o.status == "timeout" for o in first.outcomes):
-            rest = dataclasses.replace(rest, timeout=min(rest.timeout, timeouts.after_timeout))
-        rests.append(rest)
-    todo = [rest for rest in rests if rest.tests]
-    done = iter(list(executor.map(todo, progress="label: all tests")))
-    for candidate, first, rest in zip(candidates, firsts, rests, strict=True):
-        outcomes = next(done).outcomes if rest.tests else []
-        merged = ProgramResult(first.outcomes + outcomes, first.isolation)
+    parts = [candidate_parts(c, specs[c.task_id], suites[c.task_id], timeouts) for c in candidates]
+    outcomes: list[list[Any]] = [[] for _ in candidates]
+    isolation = [""] * len(candidates)
+    timed_out = [False] * len(candidates)
+    for k in range(max((len(p) for p in parts), default=0)):
+        todo = []
+        for i, programs in enumerate(parts):
+            if k < len(programs) and (programs[k].tests or k == 0):
+                program = programs[k]
+                if timed_out[i]:
+                    limit = min(program.timeout, timeouts.after_timeout)
+                    program = dataclasses.replace(program, timeout=limit)
+                todo.append((i, program))
+        what = "probe tests" if k == 0 else f"tests, part {k + 1}"
+        results = executor.map([program for _, program in todo], progress=f"label: {what}")
+        for (i, _), result in zip(todo, results, strict=True):
+            outcomes[i].extend(result.outcomes)
+            isolation[i] = isolation[i] or result.isolation
+            timed_out[i] = timed_out[i] or any(o.status == "timeout" for o in result.outcomes)
+    for i, candidate in enumerate(candidates):
+        merged = ProgramResult(outcomes[i], isolation[i])
         yield make_row(candidate, specs[candidate.task_id], merged)

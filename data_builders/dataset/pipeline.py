@@ -20,8 +20,9 @@ from typing import Any
 
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
+from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.mutants import make_mutants
-from data_builders.candidates.samples import read_samples
+from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.finalize import finalize
@@ -47,9 +48,10 @@ class BuildRequest:
     samples: Path | None = None
     mutants: int = 0
     generate: str | None = None
-    n: int = 10
-    temperature: float = 0.8
-    top_p: float = 0.95
+    n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
+    temperature: float | None = None
+    top_p: float | None = None
+    reference_samples: str = "keep"  # keep | flag | exclude samples that copy a reference
     workers: int | None = None
     max_problems: int | None = None
     num_shards: int = 1
@@ -65,9 +67,8 @@ class BuildRequest:
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
             "mutants": self.mutants,
-            "generate": [self.generate, self.n, self.temperature, self.top_p]
-            if self.generate
-            else None,
+            "generate": [self.generate, *self._sampling_summary()] if self.generate else None,
+            "reference_samples": self.reference_samples,
             "max_problems": self.max_problems,
             "num_shards": self.num_shards,
             "shard_index": self.shard_index,
@@ -76,17 +77,38 @@ class BuildRequest:
             "samples_per_task": self.samples_per_task,
         }
 
+    def sampling(self) -> SamplingSettings:
+        """The ``--generate`` settings: configs/build ``generation`` plus the flags."""
+        return SamplingSettings.from_config(
+            self.config.generation,
+            self.config.seed,
+            whole_program=self.dataset == "apps",
+            n=self.n,
+            temperature=self.temperature,
+            top_p=self.top_p,
+        )
+
+    def _sampling_summary(self) -> list[Any]:
+        s = self.sampling()
+        return [s.n, s.temperature, s.top_p, s.max_new_tokens, s.seed, s.prompt]
+
     def candidate_sources(self) -> list[str]:
         sources = []
         if self.samples:
-            per_task = f" (first {self.samples_per_task} per task)" if self.samples_per_task else ""
-            sources.append(f"samples:{self.samples.name}{per_task}")
+            note = {
+                "flag": " (reference copies flagged)",
+                "exclude": " (reference copies excluded)",
+            }.get(self.reference_samples, "")
+            if self.samples_per_task:
+                note += f" (first {self.samples_per_task} per task)"
+            sources.append(f"samples:{self.samples.name}{note}")
         if self.mutants:
             sources.append(f"mutants: {self.mutants} per task")
         if self.generate:
+            s = self.sampling()
             sources.append(
-                f"generate:{self.generate} n={self.n} temperature={self.temperature} "
-                f"top_p={self.top_p}"
+                f"generate:{self.generate} n={s.n} temperature={s.temperature} top_p={s.top_p} "
+                f"max_new_tokens={s.max_new_tokens} prompt={s.prompt} seed={s.seed}"
             )
         return sources
 
@@ -137,6 +159,10 @@ def _candidates(
         if request.samples
         else {}
     )
+    if from_samples and request.reference_samples != "keep":
+        from_samples = mark_reference_copies(
+            from_samples, problems, exclude=request.reference_samples == "exclude"
+        )
     for spec in specs:
         yield from from_samples.get(spec.task_id, [])
         if request.mutants:
@@ -155,23 +181,23 @@ def _candidates(
 def _generated(
     request: BuildRequest, specs: Sequence[TaskSpec], done: set[str]
 ) -> Iterator[Candidate]:
-    from data_builders.candidates.generate import SamplingSettings, generate_candidates
-
-    settings = SamplingSettings(
-        n=request.n,
-        temperature=request.temperature,
-        top_p=request.top_p,
-        max_new_tokens=request.config.generation.max_new_tokens,
-        batch_size=request.config.generation.batch_size,
-        seed=request.config.seed,
-        whole_program=request.dataset == "apps",
-    )
+    """LM candidates for the tasks that still lack some: served (``openai:URL:MODEL``) or a
+    local model (a folder, ``smollm2``, or a hub name when online)."""
+    settings = request.sampling()
     todo = [
-        (spec.task_id, spec.problem.prompt)
+        spec.problem
         for spec in specs
-        if any(f"{spec.task_id}::generate::{i}" not in done for i in range(request.n))
+        if any(f"{spec.task_id}::generate::{i}" not in done for i in range(settings.n))
     ]
-    if todo:
+    if not todo or not request.generate:
+        return
+    from data_builders.candidates.served import is_served, served_candidates
+
+    if is_served(request.generate):
+        yield from served_candidates(todo, request.generate, settings)
+    else:
+        from data_builders.candidates.generate import generate_candidates
+
         yield from generate_candidates(todo, request.generate, settings)
 
 

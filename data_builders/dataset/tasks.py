@@ -117,7 +117,12 @@ def check_references(specs: Sequence[TaskSpec], executor: Executor, timeout: flo
             continue
         spec.references = [reference for reference, _ in found]
         first = found[0][1]
-        spec.reference_time = max((o.time for o in first.outcomes), default=0.0)
+        # Candidate time limits derive from this: take the *slowest* accepted solution, so a
+        # program as fast as one of the problem's own solutions is never cut off (APPS 3856:
+        # its first solution needs 0.03 s, its third 0.65 s).
+        spec.reference_time = max(
+            (o.time for _, result in found for o in result.outcomes), default=0.0
+        )
         if spec.kind == "call" and _metadata(spec.problem).get("kind") == "call":
             spec.original_tests = [
                 call_test(list(t.args), o.output)

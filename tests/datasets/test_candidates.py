@@ -61,19 +61,19 @@ def test_generate_with_tiny_local_model(tiny_model: Path) -> None:
     settings = SamplingSettings(
         n=3, temperature=1.0, top_p=0.95, max_new_tokens=12, batch_size=2, seed=5
     )
-    tasks = list(PROMPTS.items())
-    first = list(generate_candidates(tasks, str(model), settings))
+    tasks = list(PROBLEMS.values())
+    first = list(generate_candidates(tasks, str(model), settings, progress=False))
     assert [c.id for c in first] == [f"{t}::generate::{i}" for t in PROMPTS for i in range(3)]
     assert all(c.source == "generate:tiny-gpt" for c in first)
     assert all(c.program.startswith(PROMPTS[c.task_id]) for c in first)
-    again = list(generate_candidates(tasks[1:], str(model), settings))  # seeded per task
+    again = list(generate_candidates(tasks[1:], str(model), settings, progress=False))
     assert [c.program for c in again] == [c.program for c in first[3:]]
 
 
 def test_generate_offline_hub_name_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(UserError, match="--generate 'org/missing-model'.*HF_HUB_OFFLINE"):
-        list(generate_candidates([("T/0", "x")], "org/missing-model", SamplingSettings()))
+        list(generate_candidates(list(PROBLEMS.values()), "org/missing-model", SamplingSettings()))
 
 
 def test_truncate_completion_stops_at_top_level_code() -> None:

@@ -4,6 +4,10 @@ Why hand-rolled on ``httpx`` instead of the ``openai`` SDK: one fewer dependency
 control over what counts as fatal (dead server, bad key, unknown model: stop at once with a
 one-line error) versus transient (429/5xx/timeouts: retry with exponential backoff, honouring
 ``Retry-After``), which is what makes long judge runs safe to leave unattended.
+
+The dataset builders' ``--generate openai:URL:MODEL`` samples candidate programs through this
+same client (one client, not two): they pass their sampling parameters as ``params`` and a
+per-request ``seed`` as a job's third element.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from unice.ice_score.errors import (
 )
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429})  # plus every 5xx
+Job = tuple[int, Messages, dict[str, Any]]
 
 
 class _Cancelled(Exception):
@@ -38,8 +43,11 @@ class OpenAIBackend:
 
     name = "openai"
 
-    def __init__(self, config: IceScoreConfig) -> None:
+    def __init__(self, config: IceScoreConfig, params: dict[str, Any] | None = None) -> None:
+        """``params``: generation parameters sent with every request instead of the judge's
+        (temperature, max_tokens); used by the dataset builders' sampling."""
         self.config = config
+        self._params = dict(params) if params is not None else None
         self.model = str(config.model)
         self.url = str(config.base_url).rstrip("/") + "/chat/completions"
         self.api_key = os.environ.get(config.api_key_env) if config.api_key_env else None
@@ -48,10 +56,15 @@ class OpenAIBackend:
         self._stop = threading.Event()
 
     def params(self) -> dict[str, Any]:
+        if self._params is not None:
+            return dict(self._params)
         return {"temperature": self.config.temperature, "max_tokens": self.config.reply_tokens}
 
-    def run(self, jobs: Sequence[tuple[int, Messages]], on_done: OnDone) -> None:
-        """Send all jobs; report each; raise the first fatal error after the rest settle."""
+    def run(self, jobs: Sequence[tuple[int, Messages] | Job], on_done: OnDone) -> None:
+        """Send all jobs; report each; raise the first fatal error after the rest settle.
+
+        A job is ``(index, messages)`` or ``(index, messages, extra)``, ``extra`` being
+        parameters for that request only (e.g. its sampling ``seed``)."""
         if not jobs:
             return
         self._stop.clear()  # a backend object may be reused after a failed run
@@ -63,7 +76,8 @@ class OpenAIBackend:
             ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="ice") as pool,
         ):
             futures: dict[Future, int] = {
-                pool.submit(self._request, client, messages): index for index, messages in jobs
+                pool.submit(self._request, client, job[1], job[2] if len(job) > 2 else None): job[0]
+                for job in jobs
             }
             try:
                 for future in as_completed(futures):
@@ -84,9 +98,11 @@ class OpenAIBackend:
         if fatal is not None:
             raise fatal
 
-    def _request(self, client: httpx.Client, messages: Messages) -> Completion:
+    def _request(
+        self, client: httpx.Client, messages: Messages, extra: dict[str, Any] | None = None
+    ) -> Completion:
         """One chat completion with retries; raises _Cancelled once a fatal error was seen."""
-        payload = {"model": self.model, "messages": messages, **self.params()}
+        payload = {"model": self.model, "messages": messages, **self.params(), **(extra or {})}
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):
             if self._stop.is_set():

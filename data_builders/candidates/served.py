@@ -1,0 +1,150 @@
+"""Candidates from any OpenAI-compatible server: ``--generate openai:<base_url>:<model>``.
+
+Why a server: sampling 30 programs for each of 5,000 APPS problems is a job for a serving
+engine (vLLM, llama.cpp's server, Ollama, TGI, or a hosted API), and they all speak OpenAI's
+chat-completions API. Requests go through the ICE-Score head's client
+(:class:`unice.ice_score.backends.openai_http.OpenAIBackend`: concurrency, retries with
+backoff on 429/5xx, one-line errors for a dead server, a bad key or an unknown model), and
+every reply is stored in a reply cache (``$UNICE_CACHE_DIR/generate``, keyed by model,
+messages and sampling parameters) the moment it arrives, so a killed or failed run resumes
+without asking again.
+
+Each sample is its own request with its own ``seed`` (derived from the build seed, the task
+and the sample index), which every engine above accepts, rather than ``n`` choices in one
+request, which some do not support.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from data_builders.cache import cache_dir
+from data_builders.candidates.base import Candidate
+from data_builders.candidates.generate import SamplingSettings, to_program
+from data_builders.candidates.prompts import chat_messages
+from data_builders.errors import UserError
+from data_builders.problems.base import Problem
+
+PREFIX = "openai:"
+_SPEC = re.compile(r"^openai:(https?://[^/\s]+/[^:\s]*):(\S+)$")
+CACHE_BACKEND = "openai-generate"
+
+
+def is_served(generate: str | None) -> bool:
+    return bool(generate) and str(generate).startswith(PREFIX)
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``openai:http://host:8000/v1:model`` -> (base URL, model). The URL must include its path
+    (``/v1``), so a model name may itself contain colons (Ollama's ``qwen2.5-coder:1.5b``)."""
+    match = _SPEC.match(spec.strip())
+    if not match:
+        raise UserError(
+            f"--generate {spec!r}: expected openai:<base_url>:<model> with the URL's path, "
+            "e.g. openai:http://localhost:8000/v1:Qwen/Qwen2.5-Coder-1.5B-Instruct"
+        )
+    return match.group(1).rstrip("/"), match.group(2)
+
+
+def _params(settings: SamplingSettings) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_new_tokens,
+    }
+    if settings.temperature > 0:
+        params["top_p"] = settings.top_p
+    if settings.chat_stop:
+        params["stop"] = list(settings.chat_stop)[:4]  # OpenAI accepts at most 4
+    return params
+
+
+def served_candidates(
+    problems: Sequence[Problem],
+    spec: str,
+    settings: SamplingSettings,
+    cache_root: Path | None = None,
+    progress: bool = True,
+) -> Iterator[Candidate]:
+    """Yield up to ``settings.n`` candidates per problem, in problem and sample order.
+
+    A request that fails for good (after the client's retries) leaves its candidate out, with
+    one warning at the end; rerunning the build asks for exactly those again. A server that
+    cannot be used at all (unreachable, key refused, model not served) raises UserError.
+    """
+    from unice.ice_score.backends.openai_http import OpenAIBackend
+    from unice.ice_score.cache import ReplyCache, request_key
+    from unice.ice_score.config import IceScoreConfig
+    from unice.ice_score.errors import BackendError, IceScoreError, RequestFailedError
+
+    base_url, model = parse_spec(spec)
+    try:
+        config = IceScoreConfig(
+            backend="openai",
+            base_url=base_url,
+            model=model,
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            cache_dir=None,
+            progress=False,
+        )
+    except IceScoreError as exc:
+        raise UserError(f"--generate {spec!r}: {exc}") from None
+    params = _params(settings)
+    backend = OpenAIBackend(config, params=params)
+    cache = ReplyCache(cache_root or cache_dir("generate"))
+    slots: list[tuple[Problem, int, str]] = []  # (problem, sample index, cache key)
+    replies: dict[int, str] = {}
+    jobs = []
+    for problem in problems:
+        messages = chat_messages(settings.instruction, problem, settings.system)
+        for index in range(settings.n):
+            extra = {"seed": settings.sample_seed(problem.task_id, index)}
+            key = request_key(CACHE_BACKEND, model, messages, {**params, **extra})
+            cached = cache.get(key)
+            if cached is not None:
+                replies[len(slots)] = str(cached["reply"])
+            else:
+                jobs.append((len(slots), messages, extra))
+            slots.append((problem, index, key))
+    failures: list[str] = []
+    bar = tqdm(total=len(jobs), desc=f"generate ({model})", unit="req", disable=not progress)
+
+    def on_done(slot: int, result: Any) -> None:
+        bar.update(1)
+        if isinstance(result, RequestFailedError):
+            failures.append(str(result))
+            return
+        replies[slot] = result.text
+        cache.put(
+            slots[slot][2],
+            {
+                "reply": result.text,
+                "prompt_tokens": result.prompt_tokens,
+                "completion_tokens": result.completion_tokens,
+            },
+        )
+
+    try:
+        backend.run(jobs, on_done)
+    except BackendError as exc:
+        raise UserError(f"--generate {spec!r}: {exc}") from None
+    finally:
+        bar.close()
+    if failures:
+        print(
+            f"warning: {len(failures)} of {len(slots)} generation requests failed ({failures[0]});"
+            " their candidates are left out: rerun the same command to ask for them again",
+            file=sys.stderr,
+        )
+    source = f"generate:openai:{model}"
+    for slot, (problem, index, _) in enumerate(slots):
+        if slot in replies:
+            program = to_program(problem, replies[slot], True, settings)
+            yield Candidate(problem.task_id, program, source, "generate", index)
