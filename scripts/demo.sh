@@ -17,12 +17,25 @@ export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
 start=$(date +%s)
 stamp() { echo "[demo $(( $(date +%s) - start ))s] $*"; }
 
-if [[ -d "$DATA_DIR" ]] && ! grep -qs '"input_convention": 2' "$DATA_DIR/stats.json" "$DATA_DIR/.progress/manifest.json"; then
-  stamp "$DATA_DIR was built before the current input convention: rebuilding it (the test cache is kept)"
-  rm -rf "$DATA_DIR"
-fi
 stamp "1/3 building HE-Eval (164 problems, ${MUTANTS} mutants each) in ${DATA_DIR}"
-"$PY" -m data_builders build humaneval --out "$DATA_DIR" --mutants "$MUTANTS"
+build=("$PY" -m data_builders build humaneval --out "$DATA_DIR" --mutants "$MUTANTS")
+errors=$(mktemp)
+set +o pipefail
+"${build[@]}" 2>&1 | tee "$errors"
+status=${PIPESTATUS[0]}
+set -o pipefail
+if ((status)); then
+  # a folder left by an older version (other builder settings or input convention) is rebuilt;
+  # the extended-test cache is kept, so this costs the labelling only
+  if grep -q "holds a build with other settings" "$errors"; then
+    stamp "$DATA_DIR was built by an older version: rebuilding it"
+    rm -rf "$DATA_DIR"
+    "${build[@]}"
+  else
+    rm -f "$errors"; exit 2
+  fi
+fi
+rm -f "$errors"
 
 stamp "2/3 training CodeScore (UniCE, MiniLM backbone, CPU) in ${RUN_DIR}"
 "$PY" train.py +experiment=demo data.dir="$DATA_DIR" output_dir="$RUN_DIR"
