@@ -23,8 +23,9 @@ def render_card(stats: Mapping[str, Any]) -> str:
     lines = [
         f"# {name} (built by `python -m data_builders build {stats['dataset']}`)",
         "",
-        "One JSON line per candidate program: `id`, `task_id`, `nl`, `reference`, `generated`,",
-        "`pass_ratio`, `executable`, `passed`, `base_passed`, `n_tests`, `source`,",
+        "One JSON line per candidate program: `id`, `task_id`, `nl` (the task as the generator",
+        "saw it), `reference` and `generated` (the code without that prompt), `program` (what was",
+        "executed), `pass_ratio`, `executable`, `passed`, `base_passed`, `n_tests`, `source`,",
         "`status_counts`. Labels come from running every candidate in the sandboxed executor on",
         "the extended tests; `base_passed` is the verdict on the original tests only.",
         'Load with `datasets.load_dataset("json", data_files={"train": "train.jsonl", ...})`.',
