@@ -1,1 +1,2 @@
-"""Inputs of the UniCE model: formats, fair truncation, layout tokens, datasets and collation."""
+"""Inputs of the UniCE model: formats, priority truncation, layout tokens, datasets, collation
+and problem-grouped batches."""
