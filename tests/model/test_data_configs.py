@@ -15,18 +15,33 @@ REPO = Path(__file__).resolve().parents[2]
 DATA_CONFIGS = sorted((REPO / "configs" / "data").glob("*.yaml"))
 
 
+def _commands(data: dict) -> list[tuple[str, str]]:
+    """``(folder, build command)`` pairs: one per folder of ``dirs`` (multi-folder configs name
+    a command per folder in ``build_commands``), else ``dir`` with ``build_command``."""
+    if data.get("dirs"):
+        assert len(data["build_commands"]) == len(data["dirs"])
+        return list(zip(data["dirs"], data["build_commands"], strict=True))
+    return [(data["dir"], data["build_command"])]
+
+
 @pytest.mark.parametrize("config", DATA_CONFIGS, ids=lambda path: path.stem)
 def test_build_command_is_accepted_by_the_builder(config, tmp_path):
     data = OmegaConf.load(config)
-    command = OmegaConf.to_container(OmegaConf.create({"data": data}), resolve=True)["data"]
-    argv = shlex.split(command["build_command"])
-    assert argv[:4] == ["python", "-m", "data_builders", "build"]
-    placeholders = [arg for arg in argv if arg.startswith("YOUR_")]
-    for name in placeholders:  # a user replaces these with real paths
-        (tmp_path / name).write_text("")
-    argv = [str(tmp_path / arg) if arg in placeholders else arg for arg in argv]
-    args = build_parser().parse_args(argv[3:])
-    _validate(args)  # raises UserError, e.g. "no candidates", for a command that cannot run
-    assert str(args.out) == command["dir"]
-    if args.dataset in ("mbpp", "apps"):  # no offline default source for these two
-        assert args.source is not None and Path(args.source).name.startswith("YOUR_")
+    if "defaults" in data:  # a config that extends another: compose the two
+        base = OmegaConf.load(config.with_name(f"{data.defaults[0]}.yaml"))
+        data = OmegaConf.merge(base, {k: v for k, v in data.items() if k != "defaults"})
+    resolved = OmegaConf.to_container(OmegaConf.create({"data": data}), resolve=True)["data"]
+    for folder, command in _commands(resolved):
+        argv = shlex.split(command)
+        assert argv[:4] == ["python", "-m", "data_builders", "build"]
+        # a user replaces YOUR_* with real paths; files of the shared shelf may be absent here
+        stand_ins = [a for a in argv if a.startswith("YOUR_") or a.startswith("../shared/")]
+        for name in stand_ins:
+            (tmp_path / Path(name).name).write_text("")
+        argv = [str(tmp_path / Path(a).name) if a in stand_ins else a for a in argv]
+        args = build_parser().parse_args(argv[3:])
+        _validate(args)  # raises UserError, e.g. "no candidates", for a command that cannot run
+        assert str(args.out) == folder
+        if args.dataset in ("mbpp", "apps"):  # no offline default source: a path to give
+            source = shlex.split(command)[shlex.split(command).index("--source") + 1]
+            assert source.startswith(("YOUR_", "../shared/data/"))
