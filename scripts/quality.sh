@@ -23,11 +23,12 @@ export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
 needed=(
   "$SHARED/mbpp_sanitized_humaneval_format.jsonl"
   "$SHARED/mbpp_generations.jsonl"
-  "$SHARED/apps_subset/problems.jsonl"
-  "$SHARED/apps_subset/samples.jsonl"
   "$SHARED/humaneval_codegen16b_samples.jsonl"
   "$SHARED/humaneval_generations_multi.jsonl"
 )
+if [[ "${WITH_APPS:-0}" == 1 ]]; then
+  needed+=("$SHARED/apps_subset/problems.jsonl" "$SHARED/apps_subset/samples.jsonl")
+fi
 missing=()
 for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
 if ((${#missing[@]})); then
