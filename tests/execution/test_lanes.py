@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 from data_builders.execution import CallTest, ExecutionLimits, Executor, Program, StdioTest
 
 ECHO = "import sys\nsys.stdout.write(sys.stdin.read())\n"
@@ -97,25 +95,23 @@ def test_closing_the_executor_stops_an_unfinished_map() -> None:
 
 
 def _zygotes() -> int:
+    """Import zygotes now running. A program forked from a zygote carries its name until it
+    exits and is reaped, so only processes whose parent is not a zygote count."""
     from pathlib import Path
 
     from data_builders.execution.zygote import ZYGOTE_NAME
 
-    count = 0
+    parents: dict[str, str] = {}
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and (entry / "comm").read_bytes().strip() == ZYGOTE_NAME:
-                count += 1
+                stat = (entry / "stat").read_text()
+                parents[entry.name] = stat[stat.rindex(")") + 2 :].split()[1]
         except OSError:
             continue
-    return count
+    return sum(1 for parent in parents.values() if parent not in parents)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="timing: about 1 run in 8, a lane with nothing left takes a heavy program before the "
-    "router lane joins (the documented fallback) and a second zygote starts; open in issue 12",
-)
 def test_heavy_import_programs_go_to_one_worker() -> None:
     """Programs importing a zygote library run on one worker (its zygote imports the library
     once for the pool); results stay in input order, mixed with the other programs."""
