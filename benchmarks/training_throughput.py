@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> dict:
     model.to(device).train()
     config = model.config
     encoder = InputEncoder.from_config(tokenizer, config)
-    collator = Collator(encoder, FORMATS)
+    collator = Collator(encoder, FORMATS, config.architecture)
     optimizer = build_optimizer(model, OptimConfig(lr_encoder=1e-5, lr_head=1e-4))
     samples = humaneval_samples()
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.precision)

@@ -155,6 +155,9 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
     """Score samples ``indices`` in every format they have; fill their ``rows`` in place."""
     device = next(model.parameters()).device
     generated, references, nls = ([column[i] for i in indices] for column in texts)
+    if model.config.architecture == "estimator":
+        _score_estimator_batch(model, encoder, formats, indices, (generated, references, nls), rows)
+        return
     encoded = encoder.encode_formats(generated, references, nls, formats)
     for fmt, (positions, batch) in encoded.items():
         tensors = {key: torch.tensor(value, device=device) for key, value in batch.items()}
@@ -163,6 +166,20 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
             row = rows[indices[position]]
             row[f"codescore{_KEY_SUFFIX[fmt]}"] = round(float(prob[0]), SCORE_DECIMALS)
             row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = round(float(prob[1]), SCORE_DECIMALS)
+
+
+def _score_estimator_batch(model, encoder, formats, indices, texts, rows) -> None:
+    """One forward for every format of an estimator model (its segments are shared)."""
+    device = next(model.parameters()).device
+    encoded = encoder.encode_segments(*texts, formats)
+    format_ids, positions = encoded.pop("format_ids"), encoded.pop("sample_index")
+    tensors = {key: torch.tensor(value, device=device) for key, value in encoded.items()}
+    probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
+    for format_id, position, prob in zip(format_ids, positions, probs, strict=True):
+        suffix = _KEY_SUFFIX[FORMATS[format_id]]
+        row = rows[indices[position]]
+        row[f"codescore{suffix}"] = round(float(prob[0]), SCORE_DECIMALS)
+        row[f"exec_prob{suffix}"] = round(float(prob[1]), SCORE_DECIMALS)
 
 
 def _combine(row: dict[str, float | None]) -> None:

@@ -93,7 +93,10 @@ def test_a_per_problem_constant_fails_the_within_problem_check():
 
 
 @pytest.mark.slow
-def test_learns_how_the_generated_code_relates_to_the_reference(tiny_backbone, tmp_path):
+@pytest.mark.parametrize("architecture", ["cross", "estimator"])
+def test_learns_how_the_generated_code_relates_to_the_reference(
+    tiny_backbone, tmp_path, architecture
+):
     rows = relational_rows()
     write_jsonl(tmp_path / "data" / "train.jsonl", rows)
     extra = {
@@ -107,6 +110,7 @@ def test_learns_how_the_generated_code_relates_to_the_reference(tiny_backbone, t
         "trainer.save_every_steps": "null",
         "model.formats": "[ref]",
         "model.pooling": "mean",
+        "model.architecture": architecture,
         "model.dropout": 0.0,
         "model.layer_dropout": 0.0,
         "data.dev_split": "train",  # monitor the training set itself

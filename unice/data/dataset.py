@@ -140,14 +140,31 @@ class Collator:
     Returns a dict with ``input_ids``, ``attention_mask`` (and ``token_type_ids``), each
     ``(rows, seq)``; ``format_ids (rows,)`` indexing ``formats``; ``sample_index (rows,)`` into
     the batch; ``labels (batch, 3)``; ``group_ids (batch,)``, equal for samples of the same
-    problem (task id), for the within-problem ranking loss.
+    problem (task id), for the within-problem ranking loss. For an ``estimator`` model the
+    joined rows are replaced by :meth:`InputEncoder.encode_segments`'s distinct segments and
+    per-row indices.
     """
 
-    def __init__(self, encoder: InputEncoder, formats: Sequence[str] = FORMATS):
+    def __init__(
+        self,
+        encoder: InputEncoder,
+        formats: Sequence[str] = FORMATS,
+        architecture: str = "cross",
+    ):
         self.encoder = encoder
         self.formats = [fmt for fmt in FORMATS if fmt in formats]
+        self.architecture = architecture
 
     def __call__(self, samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
+        if self.architecture == "estimator":
+            encoded = self.encoder.encode_segments(
+                [s.generated for s in samples],
+                [s.reference for s in samples],
+                [s.nl for s in samples],
+                self.formats,
+            )
+            out = {key: torch.tensor(value, dtype=torch.long) for key, value in encoded.items()}
+            return self._with_labels(out, samples)
         joined = self.encoder.join_formats(
             [s.generated for s in samples],
             [s.reference for s in samples],
@@ -165,6 +182,12 @@ class Collator:
         out = {key: torch.tensor(value, dtype=torch.long) for key, value in padded.items()}
         out["format_ids"] = torch.tensor(format_ids, dtype=torch.long)
         out["sample_index"] = torch.tensor(sample_index, dtype=torch.long)
+        return self._with_labels(out, samples)
+
+    @staticmethod
+    def _with_labels(
+        out: dict[str, torch.Tensor], samples: Sequence[Sample]
+    ) -> dict[str, torch.Tensor]:
         out["labels"] = torch.tensor([s.labels() for s in samples], dtype=torch.float32)
         groups: dict[str, int] = {}
         out["group_ids"] = torch.tensor(

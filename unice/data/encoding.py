@@ -285,6 +285,72 @@ class InputEncoder:
                 )
         return joined
 
+    def encode_segments(
+        self,
+        generated: Sequence[str],
+        references: Sequence[str | None],
+        nls: Sequence[str | None],
+        formats: Sequence[str] = FORMATS,
+    ) -> dict[str, list]:
+        """A batch for an ``estimator`` model: each distinct text once, and rows that point at
+        them.
+
+        Every text is its own input (``prefix text suffix``, cut to ``max_length`` with code
+        truncation, or from the end for an NL). Rows are built per format in ``FORMATS`` order,
+        with the same membership rule as :meth:`join_formats`.
+
+        Returns:
+            ``segment_input_ids`` / ``segment_attention_mask`` (padded, one per distinct
+            text), and per row ``generated_index``, ``reference_index``, ``nl_index`` (``-1``
+            where the row's format has no such segment), ``format_ids`` and ``sample_index``.
+        """
+        sep = self.separators
+        budget = self.max_length - len(sep.prefix) - len(sep.suffix)
+        slots: dict[tuple[str, bool], int] = {}
+        segments: list[tuple[list[int], list[int]]] = []
+
+        def slot(text: str, is_code: bool) -> int:
+            key = (text, is_code)
+            if key not in slots:
+                ids = self.tokenize([text])[0]
+                cut_ids = cut(ids, budget, self.code_truncation if is_code else "head")
+                slots[key] = len(segments)
+                segments.append((list(sep.prefix) + cut_ids + list(sep.suffix), []))
+            return slots[key]
+
+        has_ref = [bool(r and r.strip()) for r in references]
+        has_nl = [bool(n and n.strip()) for n in nls]
+        present = [str(r) for r, ok in zip(references, has_ref, strict=True) if ok]
+        present += [str(n) for n, ok in zip(nls, has_nl, strict=True) if ok]
+        self.tokenize(list(generated) + present)  # one tokenizer call for the new texts
+        rows: dict[str, list[int]] = {
+            key: [] for key in ("generated_index", "reference_index", "nl_index")
+        }
+        format_ids: list[int] = []
+        sample_index: list[int] = []
+        for fmt in FORMATS:
+            if fmt not in formats:
+                continue
+            parts = FORMAT_SEGMENTS[fmt]
+            for i, text in enumerate(generated):
+                if ("reference" in parts and not has_ref[i]) or ("nl" in parts and not has_nl[i]):
+                    continue
+                rows["generated_index"].append(slot(text, True))
+                rows["reference_index"].append(
+                    slot(str(references[i]), True) if "reference" in parts else -1
+                )
+                rows["nl_index"].append(slot(str(nls[i]), False) if "nl" in parts else -1)
+                format_ids.append(FORMATS.index(fmt))
+                sample_index.append(i)
+        padded = self.pad(segments)
+        return {
+            "segment_input_ids": padded["input_ids"],
+            "segment_attention_mask": padded["attention_mask"],
+            **rows,
+            "format_ids": format_ids,
+            "sample_index": sample_index,
+        }
+
     def _tokenize_present(self, texts: Sequence[str | None], present: list[bool]) -> list:
         ids = self.tokenize([t for t, ok in zip(texts, present, strict=True) if ok])
         out: list = [None] * len(texts)

@@ -25,6 +25,9 @@ LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking")
 """Keys of ``loss_weights``: one per output, plus the within-problem pairwise ranking term."""
 
 POOLINGS: tuple[str, ...] = ("first", "mean")
+ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
+"""``cross``: the segments of a format joined into one input (the paper); ``estimator``: each
+segment encoded alone and compared in the head (COMET's estimator)."""
 TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
@@ -72,6 +75,16 @@ class UniCEConfig(PretrainedConfig):
         truncation_floor: share of the budget every segment keeps under ``priority``.
         pooling: sentence vector from the mixed states: ``first`` token (the paper) or
             ``mean`` over real tokens (what sentence encoders such as MiniLM were trained for).
+        architecture: ``cross`` joins g, r and n into one input and reads one sentence vector
+            (the paper). ``estimator`` encodes each segment alone with the same encoder and feeds
+            the head COMET's features ``[g; r; g*r; |g-r|; n; g*n; |g-n|]`` plus the cosines of
+            g with r and n: a sentence encoder like MiniLM was trained for exactly these
+            comparisons, and the reference and NL of a problem are encoded once for all its
+            candidates.
+        token_alignment: with ``estimator``, also give the head BERTScore's precision, recall
+            and F1 between the generated code's token states and the reference's (and the
+            NL's): greedy cosine matching of tokens keeps what a pooled vector averages away,
+            which lines of the candidate have a counterpart in the reference.
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
         loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
             (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates of
@@ -99,6 +112,8 @@ class UniCEConfig(PretrainedConfig):
     truncation: str = "priority"
     truncation_floor: float = 0.125
     pooling: str = "first"
+    architecture: str = "cross"
+    token_alignment: bool = False
     formats: list[str] | tuple[str, ...] = FORMATS
     loss_weights: dict[str, float] | None = None
     backbone: str = ""
@@ -119,6 +134,11 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("code_truncation", self.code_truncation, CODE_TRUNCATIONS)
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("pooling", self.pooling, POOLINGS)
+        _check_choice("architecture", self.architecture, ARCHITECTURES)
+        if self.token_alignment and self.architecture != "estimator":
+            raise ModelConfigError(
+                "token_alignment compares segments encoded alone; it needs architecture=estimator"
+            )
         if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
             raise ModelConfigError(
                 f"truncation_floor={self.truncation_floor!r} must be in [0, 1/3]"
@@ -148,6 +168,15 @@ class UniCEConfig(PretrainedConfig):
         _check_probability("layer_dropout", self.layer_dropout)
         if self.max_length < 8:
             raise ModelConfigError(f"max_length={self.max_length} is too small; use at least 8")
+
+    @property
+    def feature_size(self) -> int:
+        """Width of the head's input: one sentence vector, or the estimator's comparisons."""
+        hidden = int(self.encoder.hidden_size)
+        if self.architecture == "estimator":
+            per_segment = 3 * hidden + 1 + (3 if self.token_alignment else 0)
+            return hidden + 2 * per_segment
+        return hidden
 
     @property
     def use_token_types(self) -> bool:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
@@ -23,7 +24,8 @@ class UniCEOutput(ModelOutput):
     Attributes:
         loss: the format loss when ``labels`` are given (scalar), else ``None``.
         logits: ``(batch, k)`` raw logits: PassRatio, Executability[, Passability].
-        sentence_embedding: ``(batch, hidden)`` mixed first-token vector fed to the head.
+        sentence_embedding: ``(batch, features)`` the vector fed to the head (the pooled input,
+            or the estimator's comparison features).
     """
 
     loss: torch.Tensor | None = None
@@ -50,6 +52,89 @@ def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch
         return states[:, 0]
     mask = attention_mask.unsqueeze(-1).to(states.dtype)
     return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+
+
+def content_mask(attention_mask: torch.Tensor) -> torch.Tensor:
+    """The real tokens of each row without its first and last (the special tokens around a
+    segment), as BERTScore leaves them out of the matching."""
+    mask = attention_mask.clone()
+    mask[:, 0] = 0
+    last = (attention_mask.sum(dim=1) - 1).clamp(min=0)
+    mask[torch.arange(mask.size(0), device=mask.device), last] = 0
+    return mask
+
+
+def token_alignment(
+    states: torch.Tensor, mask: torch.Tensor, rows: torch.Tensor, others: torch.Tensor
+) -> torch.Tensor:
+    """BERTScore between segment pairs: ``(rows, 3)`` precision, recall, F1.
+
+    Precision is the mean over the generated code's tokens of their best cosine with a token of
+    the other segment; recall the reverse; F1 their harmonic mean.
+
+    Args:
+        states: ``(segments, seq, hidden)`` token states of every segment of the batch.
+        mask: ``(segments, seq)`` which tokens count (:func:`content_mask`).
+        rows, others: ``(rows,)`` the generated and the other segment of each row.
+    """
+    unit = F.normalize(states, dim=-1)
+    similarity = torch.bmm(unit[rows], unit[others].transpose(1, 2))  # (rows, seq_g, seq_o)
+    mask_g, mask_o = mask[rows].bool(), mask[others].bool()
+    low = torch.finfo(similarity.dtype).min
+    best_for_g = similarity.masked_fill(~mask_o.unsqueeze(1), low).max(dim=2).values
+    best_for_o = similarity.masked_fill(~mask_g.unsqueeze(2), low).max(dim=1).values
+
+    def mean(values: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        keep = keep.to(values.dtype)
+        return (values * keep).sum(dim=1) / keep.sum(dim=1).clamp(min=1.0)
+
+    usable = mask_g.any(dim=1) & mask_o.any(dim=1)
+    precision = torch.where(
+        usable, mean(best_for_g, mask_g), torch.zeros_like(usable, dtype=unit.dtype)
+    )
+    recall = torch.where(usable, mean(best_for_o, mask_o), torch.zeros_like(precision))
+    f1 = 2 * precision * recall / (precision + recall).clamp(min=1e-6)
+    return torch.stack([precision, recall, f1], dim=-1)
+
+
+def compare_segments(
+    segments: torch.Tensor,
+    generated_index: torch.Tensor,
+    reference_index: torch.Tensor | None,
+    nl_index: torch.Tensor | None,
+    token_states: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> torch.Tensor:
+    """COMET's estimator features of each row: ``[g; r; g*r; |g-r|; cos(g,r); n; g*n; |g-n|;
+    cos(g,n)]``, with the reference or NL block zero where the row's format lacks it.
+
+    Args:
+        segments: ``(segments, hidden)`` one vector per distinct text of the batch.
+        generated_index, reference_index, nl_index: ``(rows,)`` indices into ``segments``
+            (``-1`` = absent; ``None`` = absent for every row).
+        token_states: ``(states, mask)`` of every segment's tokens: adds BERTScore's
+            precision, recall and F1 of g against r and against n (:func:`token_alignment`)
+            to each block.
+    """
+    generated = segments[generated_index]
+    features = [generated]
+    for index in (reference_index, nl_index):
+        if index is None:
+            index = torch.full_like(generated_index, -1)
+        present = (index >= 0).unsqueeze(-1).to(generated.dtype)
+        other_index = index.clamp(min=0)
+        other = segments[other_index] * present
+        cosine = F.cosine_similarity(generated, other, dim=-1, eps=1e-6).unsqueeze(-1)
+        features += [
+            other,
+            generated * other,
+            (generated - other).abs() * present,
+            cosine * present,
+        ]
+        if token_states is not None:
+            states, mask = token_states
+            alignment = token_alignment(states, mask, generated_index, other_index)
+            features.append(alignment * present)
+    return torch.cat(features, dim=-1)
 
 
 class UniCEPreTrainedModel(PreTrainedModel):
@@ -85,7 +170,7 @@ class UniCEModel(UniCEPreTrainedModel):
         num_layers = int(config.encoder.num_hidden_layers) + 1
         self.layerwise = ScalarMix(num_layers, config.layer_dropout, config.layer_norm)
         self.head = FeedForward(
-            int(config.encoder.hidden_size),
+            config.feature_size,
             config.hidden_sizes,
             config.num_outputs,
             config.activation,
@@ -96,13 +181,22 @@ class UniCEModel(UniCEPreTrainedModel):
 
     def forward(
         self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
+        input_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
         token_type_ids: torch.Tensor | None = None,
         labels: torch.Tensor | None = None,
+        segment_input_ids: torch.Tensor | None = None,
+        segment_attention_mask: torch.Tensor | None = None,
+        generated_index: torch.Tensor | None = None,
+        reference_index: torch.Tensor | None = None,
+        nl_index: torch.Tensor | None = None,
         **_: Any,
     ) -> UniCEOutput:
         """Score a batch of rows (any mix of input formats).
+
+        ``cross`` models take joined rows (``input_ids``...); ``estimator`` models take the
+        distinct segments of a batch (``segment_*``) and, per row, which segment is its
+        generated code, reference and NL (``-1``: not in this row's format).
 
         Args:
             input_ids: ``(batch, seq)`` token ids.
@@ -110,21 +204,58 @@ class UniCEModel(UniCEPreTrainedModel):
             token_type_ids: ``(batch, seq)``, 0 for the generated segment, 1 after it
                 (omitted for encoders without token types).
             labels: optional ``(batch, 3)`` PassRatio, Executability, Passability in [0, 1].
+            segment_input_ids: ``(segments, seq)`` each distinct text alone (estimator).
+            segment_attention_mask: ``(segments, seq)``.
+            generated_index: ``(batch,)`` row -> its generated code's segment.
+            reference_index: ``(batch,)`` row -> its reference's segment, or -1.
+            nl_index: ``(batch,)`` row -> its NL's segment, or -1.
 
         Returns:
             :class:`UniCEOutput` with ``loss`` (when labels are given) and ``logits (batch, k)``.
         """
-        encoder_inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
-        if token_type_ids is not None:
-            encoder_inputs["token_type_ids"] = token_type_ids
-        outputs = self.encoder(**encoder_inputs, output_hidden_states=True, return_dict=True)
-        mixed = self.layerwise(outputs.hidden_states, attention_mask)
-        features = pool(mixed, attention_mask, self.config.pooling)
+        if self.config.architecture == "estimator":
+            if segment_input_ids is None or generated_index is None:
+                raise ValueError("an estimator model takes segment_input_ids and generated_index")
+            mixed = self._mix(segment_input_ids, segment_attention_mask)
+            segments = pool(mixed, segment_attention_mask, self.config.pooling)
+            token_states = None
+            if self.config.token_alignment:
+                token_states = (mixed, content_mask(segment_attention_mask))
+            features = compare_segments(
+                segments, generated_index, reference_index, nl_index, token_states
+            )
+        else:
+            if input_ids is None or attention_mask is None:
+                raise ValueError("a cross model takes input_ids and attention_mask")
+            features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
         loss = None
         if labels is not None:
             loss, _ = format_loss(logits, labels, self.config.loss_weights)
         return UniCEOutput(loss=loss, logits=logits, sentence_embedding=features)
+
+    def _embed(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Encoder -> layer-wise mix -> pooling: one vector per input row."""
+        mixed = self._mix(input_ids, attention_mask, token_type_ids)
+        return pool(mixed, attention_mask, self.config.pooling)
+
+    def _mix(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Encoder -> layer-wise mix: ``(rows, seq, hidden)`` token states."""
+        encoder_inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if token_type_ids is not None:
+            encoder_inputs["token_type_ids"] = token_type_ids
+        outputs = self.encoder(**encoder_inputs, output_hidden_states=True, return_dict=True)
+        return self.layerwise(outputs.hidden_states, attention_mask)
 
     def score(
         self,

@@ -140,7 +140,7 @@ def _setup(cfg: DictConfig) -> _Run:
     mc = model.config
     train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
-    collator = Collator(encoder, mc.formats)
+    collator = Collator(encoder, mc.formats, mc.architecture)
     optimizer = build_optimizer(
         model,
         OptimConfig(
@@ -292,6 +292,16 @@ def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict
     return batch_loss(run.model, batch, weights, one_forward=run.accelerator.num_processes > 1)
 
 
+ESTIMATOR_INPUTS = (
+    "segment_input_ids",
+    "segment_attention_mask",
+    "generated_index",
+    "reference_index",
+    "nl_index",
+)
+"""Batch keys an ``estimator`` model's forward takes (see ``InputEncoder.encode_segments``)."""
+
+
 def batch_loss(
     model, batch: dict[str, torch.Tensor], weights: dict[str, float], one_forward: bool = False
 ) -> tuple[torch.Tensor, dict[str, float]]:
@@ -300,11 +310,16 @@ def batch_loss(
     By default one forward per format, each cut to its own longest row (a g+r row is often a
     third of a g+r+n row; padding every format to the longest wastes most of the compute).
     ``one_forward`` runs all rows through a single forward instead, as DDP expects one
-    forward per backward.
+    forward per backward. An ``estimator`` batch always runs one forward: its segments are
+    shared by the formats' rows.
     """
-    keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
     labels = batch["labels"][batch["sample_index"]]
     groups = batch["group_ids"][batch["sample_index"]]
+    if "segment_input_ids" in batch:  # estimator: each distinct text is encoded once anyway
+        keys = [k for k in ESTIMATOR_INPUTS if k in batch]
+        one_forward = True
+    else:
+        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
     logits = model(**{k: batch[k] for k in keys}).logits if one_forward else None
     per_format = {}
     for position, fmt in enumerate(FORMATS):

@@ -20,6 +20,8 @@ MODEL_FIELDS = (
     "truncation",
     "truncation_floor",
     "pooling",
+    "architecture",
+    "token_alignment",
     "layout",
     "formats",
     "loss_weights",
