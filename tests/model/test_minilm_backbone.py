@@ -33,5 +33,6 @@ def test_minilm_trains_two_steps_and_exports(fixture_data, tmp_path):
     assert model.config.layout_active and model.config.encoder.model_type == "bert"
     assert model.tokenizer.convert_tokens_to_ids("<nl>") == model.config.encoder.vocab_size - 3
     assert model.config.pooling == "mean"  # what all-MiniLM-L6-v2 was trained for
+    assert model.config.architecture == "estimator"  # it compares texts encoded apart
     rows = model.score(generated=["    return x", "    return -x"], nls=["def f(x):\n"] * 2)
     assert rows[0]["codescore"] != rows[1]["codescore"]
