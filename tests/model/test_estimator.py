@@ -132,3 +132,24 @@ def test_token_alignment_needs_the_estimator():
     scores = model.score(generated=GENERATED, references=[REFERENCE] * 3, nls=[NL] * 3)
     assert all(0.0 < row["codescore"] < 1.0 for row in scores)
     assert model.head.net[0].in_features == 64 + 2 * (3 * 64 + 4)
+
+
+def test_each_segment_is_cut_to_max_length_alone():
+    model = build_tiny_model(architecture="estimator", max_length=16)
+    encoder = _encoder(model)
+    long_code = "".join(f"    x{i} = {i}\n" for i in range(40))
+    encoded = encoder.encode_segments([long_code], [REFERENCE], [NL * 6], ["ref_nl"])
+    rows = [
+        [t for t, m in zip(ids, mask, strict=True) if m]
+        for ids, mask in zip(
+            encoded["segment_input_ids"], encoded["segment_attention_mask"], strict=True
+        )
+    ]
+    generated, reference, nl = (rows[encoded[k][0]] for k in ("generated_index",
+                                                              "reference_index", "nl_index"))  # fmt: skip
+    assert len(generated) == 16 and len(nl) == 16  # each long segment gets the whole budget
+    assert len(reference) == len(encoder.tokenize([REFERENCE])[0]) + 2  # a short one is whole
+    sep = encoder.separators
+    assert generated[0] == sep.prefix[0] and generated[-1] == sep.suffix[0]
+    code = encoder.tokenize([long_code])[0]
+    assert generated[-5:-1] == code[-4:]  # head_tail: the end of the program is kept

@@ -312,10 +312,11 @@ class InputEncoder:
         def slot(text: str, is_code: bool) -> int:
             key = (text, is_code)
             if key not in slots:
-                ids = self.tokenize([text])[0]
-                cut_ids = cut(ids, budget, self.code_truncation if is_code else "head")
+                mode = self.code_truncation if is_code else "head"
+                row = list(sep.prefix) + cut(self.tokenize([text])[0], budget, mode)
+                row += list(sep.suffix)
                 slots[key] = len(segments)
-                segments.append((list(sep.prefix) + cut_ids + list(sep.suffix), []))
+                segments.append((row, [0] * len(row)))  # one segment: one token type
             return slots[key]
 
         has_ref = [bool(r and r.strip()) for r in references]
