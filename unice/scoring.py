@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from unice.data.encoding import InputEncoder
+from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
 from unice.errors import ScoringInputError
 from unice.modeling.configuration import FORMATS
 
@@ -163,23 +163,24 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
         tensors = {key: torch.tensor(value, device=device) for key, value in batch.items()}
         probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
         for position, prob in zip(positions, probs, strict=True):
-            row = rows[indices[position]]
-            row[f"codescore{_KEY_SUFFIX[fmt]}"] = round(float(prob[0]), SCORE_DECIMALS)
-            row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = round(float(prob[1]), SCORE_DECIMALS)
+            _record(rows[indices[position]], fmt, prob)
 
 
 def _score_estimator_batch(model, encoder, formats, indices, texts, rows) -> None:
     """One forward for every format of an estimator model (its segments are shared)."""
     device = next(model.parameters()).device
     encoded = encoder.encode_segments(*texts, formats)
-    format_ids, positions = encoded.pop("format_ids"), encoded.pop("sample_index")
-    tensors = {key: torch.tensor(value, device=device) for key, value in encoded.items()}
+    tensors = {key: torch.tensor(encoded[key], device=device) for key in ESTIMATOR_INPUTS}
     probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
-    for format_id, position, prob in zip(format_ids, positions, probs, strict=True):
-        suffix = _KEY_SUFFIX[FORMATS[format_id]]
-        row = rows[indices[position]]
-        row[f"codescore{suffix}"] = round(float(prob[0]), SCORE_DECIMALS)
-        row[f"exec_prob{suffix}"] = round(float(prob[1]), SCORE_DECIMALS)
+    rows_of = zip(encoded["format_ids"], encoded["sample_index"], probs, strict=True)
+    for format_id, position, prob in rows_of:
+        _record(rows[indices[position]], FORMATS[format_id], prob)
+
+
+def _record(row: dict[str, float | None], fmt: str, prob: torch.Tensor) -> None:
+    """Put one format's CodeScore and Exec probability into a sample's result row."""
+    row[f"codescore{_KEY_SUFFIX[fmt]}"] = round(float(prob[0]), SCORE_DECIMALS)
+    row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = round(float(prob[1]), SCORE_DECIMALS)
 
 
 def _combine(row: dict[str, float | None]) -> None:

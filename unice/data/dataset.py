@@ -156,21 +156,16 @@ class Collator:
         self.architecture = architecture
 
     def __call__(self, samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
-        if self.architecture == "estimator":
-            encoded = self.encoder.encode_segments(
-                [s.generated for s in samples],
-                [s.reference for s in samples],
-                [s.nl for s in samples],
-                self.formats,
-            )
-            out = {key: torch.tensor(value, dtype=torch.long) for key, value in encoded.items()}
-            return self._with_labels(out, samples)
-        joined = self.encoder.join_formats(
+        texts = (
             [s.generated for s in samples],
             [s.reference for s in samples],
             [s.nl for s in samples],
-            self.formats,
         )
+        if self.architecture == "estimator":
+            encoded = self.encoder.encode_segments(*texts, self.formats)
+            out = {key: torch.tensor(value, dtype=torch.long) for key, value in encoded.items()}
+            return self._with_labels(out, samples)
+        joined = self.encoder.join_formats(*texts, self.formats)
         rows: list[tuple[list[int], list[int]]] = []
         format_ids: list[int] = []
         sample_index: list[int] = []

@@ -29,6 +29,15 @@ from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
 TOKEN_CACHE_SIZE = 200_000
 """Distinct texts whose token ids an encoder keeps (a few hundred MB at most)."""
 
+ESTIMATOR_INPUTS: tuple[str, ...] = (
+    "segment_input_ids",
+    "segment_attention_mask",
+    "generated_index",
+    "reference_index",
+    "nl_index",
+)
+"""The keys of :meth:`InputEncoder.encode_segments` an ``estimator`` model's forward takes."""
+
 CODE_HEAD_FRACTION = 0.25
 """Share of a cut code segment's budget kept from its start with ``head_tail`` truncation."""
 
@@ -263,6 +272,25 @@ class InputEncoder:
     ) -> dict[str, tuple[list[int], list[tuple[list[int], list[int]]]]]:
         """Like :meth:`encode_formats` but unpadded: ``{format: (sample_indices, rows)}`` with
         rows of ``(input_ids, token_types)``, for callers that pad several formats together."""
+        tokens, members = self._segment_tokens(generated, references, nls, formats)
+        joined = {}
+        for fmt, index in members.items():
+            parts = FORMAT_SEGMENTS[fmt]
+            is_code = [p != "nl" for p in parts]
+            joined[fmt] = (index, [self.join([tokens[p][i] for p in parts], is_code) for i in index])
+        return joined
+
+    def _segment_tokens(
+        self,
+        generated: Sequence[str],
+        references: Sequence[str | None],
+        nls: Sequence[str | None],
+        formats: Sequence[str],
+    ) -> tuple[dict[str, list], dict[str, list[int]]]:
+        """Token ids of each sample's segments (``None`` where absent), and for each of
+        ``formats`` (in that order) the samples that have all its segments -- the one
+        membership rule of every encoding: ``ref`` needs a non-empty reference, ``nl`` a
+        non-empty NL, ``ref_nl`` both. Formats no sample has are left out."""
         has = {
             "generated": [True] * len(generated),
             "reference": [bool(r and r.strip()) for r in references],
@@ -273,17 +301,13 @@ class InputEncoder:
             "reference": self._tokenize_present(references, has["reference"]),
             "nl": self._tokenize_present(nls, has["nl"]),
         }
-        joined = {}
+        members = {}
         for fmt in formats:
             parts = FORMAT_SEGMENTS[fmt]
             index = [i for i in range(len(generated)) if all(has[p][i] for p in parts)]
             if index:
-                is_code = [p != "nl" for p in parts]
-                joined[fmt] = (
-                    index,
-                    [self.join([tokens[p][i] for p in parts], is_code) for i in index],
-                )
-        return joined
+                members[fmt] = index
+        return tokens, members
 
     def encode_segments(
         self,
@@ -296,51 +320,43 @@ class InputEncoder:
         them.
 
         Every text is its own input (``prefix text suffix``, cut to ``max_length`` with code
-        truncation, or from the end for an NL). Rows are built per format in ``FORMATS`` order,
-        with the same membership rule as :meth:`join_formats`.
+        truncation; an NL keeps its beginning). Rows are built per format in ``FORMATS`` order,
+        with the membership rule of :meth:`join_formats`.
 
         Returns:
-            ``segment_input_ids`` / ``segment_attention_mask`` (padded, one per distinct
-            text), and per row ``generated_index``, ``reference_index``, ``nl_index`` (``-1``
-            where the row's format has no such segment), ``format_ids`` and ``sample_index``.
+            The model inputs :data:`ESTIMATOR_INPUTS`: ``segment_input_ids`` /
+            ``segment_attention_mask`` (padded, one per distinct text), and per row
+            ``generated_index``, ``reference_index``, ``nl_index`` (``-1`` where the row's
+            format has no such segment); and per row ``format_ids`` and ``sample_index``.
         """
         sep = self.separators
         budget = self.max_length - len(sep.prefix) - len(sep.suffix)
+        texts = {"generated": generated, "reference": references, "nl": nls}
+        ordered = [fmt for fmt in FORMATS if fmt in formats]
+        tokens, members = self._segment_tokens(generated, references, nls, ordered)
         slots: dict[tuple[str, bool], int] = {}
         segments: list[tuple[list[int], list[int]]] = []
 
-        def slot(text: str, is_code: bool) -> int:
-            key = (text, is_code)
+        def slot(part: str, i: int) -> int:
+            """The segment of sample ``i``'s ``part``; a text met before (a problem's reference
+            and NL, a candidate equal to its reference) reuses its segment."""
+            key = (str(texts[part][i]), part == "nl")
             if key not in slots:
-                mode = self.code_truncation if is_code else "head"
-                row = list(sep.prefix) + cut(self.tokenize([text])[0], budget, mode)
-                row += list(sep.suffix)
+                mode = "head" if part == "nl" else self.code_truncation
+                row = [*sep.prefix, *cut(tokens[part][i], budget, mode), *sep.suffix]
                 slots[key] = len(segments)
                 segments.append((row, [0] * len(row)))  # one segment: one token type
             return slots[key]
 
-        has_ref = [bool(r and r.strip()) for r in references]
-        has_nl = [bool(n and n.strip()) for n in nls]
-        present = [str(r) for r, ok in zip(references, has_ref, strict=True) if ok]
-        present += [str(n) for n, ok in zip(nls, has_nl, strict=True) if ok]
-        self.tokenize(list(generated) + present)  # one tokenizer call for the new texts
-        rows: dict[str, list[int]] = {
-            key: [] for key in ("generated_index", "reference_index", "nl_index")
-        }
+        columns = {"generated": "generated_index", "reference": "reference_index", "nl": "nl_index"}
+        rows: dict[str, list[int]] = {column: [] for column in columns.values()}
         format_ids: list[int] = []
         sample_index: list[int] = []
-        for fmt in FORMATS:
-            if fmt not in formats:
-                continue
+        for fmt, index in members.items():
             parts = FORMAT_SEGMENTS[fmt]
-            for i, text in enumerate(generated):
-                if ("reference" in parts and not has_ref[i]) or ("nl" in parts and not has_nl[i]):
-                    continue
-                rows["generated_index"].append(slot(text, True))
-                rows["reference_index"].append(
-                    slot(str(references[i]), True) if "reference" in parts else -1
-                )
-                rows["nl_index"].append(slot(str(nls[i]), False) if "nl" in parts else -1)
+            for i in index:
+                for part, column in columns.items():
+                    rows[column].append(slot(part, i) if part in parts else -1)
                 format_ids.append(FORMATS.index(fmt))
                 sample_index.append(i)
         padded = self.pad(segments)

@@ -23,7 +23,7 @@ from torch.utils.data import DataLoader
 from transformers import get_scheduler
 
 from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
-from unice.data.encoding import InputEncoder
+from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
 from unice.data.sampler import ProblemGroupedBatchSampler
 from unice.errors import CheckpointError, TrainingConfigError
 from unice.modeling.build import build_model
@@ -290,16 +290,6 @@ def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | No
 def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
     weights = run.accelerator.unwrap_model(run.model).config.loss_weights
     return batch_loss(run.model, batch, weights, one_forward=run.accelerator.num_processes > 1)
-
-
-ESTIMATOR_INPUTS = (
-    "segment_input_ids",
-    "segment_attention_mask",
-    "generated_index",
-    "reference_index",
-    "nl_index",
-)
-"""Batch keys an ``estimator`` model's forward takes (see ``InputEncoder.encode_segments``)."""
 
 
 def batch_loss(
