@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.served import parse_spec, served_candidates
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
+from unice.testing_http import PROXY_VARIABLES, JSONHandler, LocalJSONServer, serving
 
 REPLY = (
     "Sure! Here is a solution:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
@@ -27,40 +26,20 @@ PROBLEMS = [
 ]
 
 
-class FakeServer(ThreadingHTTPServer):
+class FakeServer(LocalJSONServer):
     """Chat completions; the model name picks the behaviour: ``coder`` answers REPLY,
     ``flaky`` answers 429 to the first request of each (prompt, seed), ``broken`` answers a
     body without choices to sample 1 of every task until ``healed`` is set."""
 
-    daemon_threads = True
-
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.bodies: list[dict] = []
         self.seen: Counter[tuple[str, int]] = Counter()
         self.healed = False
-        self.lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     server: FakeServer
-
-    def log_message(self, *args: object) -> None:
-        """Quiet."""
-
-    def _send(self, status: int, body: object, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -71,12 +50,12 @@ class _Handler(BaseHTTPRequestHandler):
             srv.seen[key] += 1
             first = srv.seen[key] == 1
         if body["model"] == "flaky" and first:
-            return self._send(429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
+            return self.send_json(429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
         sample_one = body["seed"] == SETTINGS.sample_seed(_task(body), 1)
         if body["model"] == "broken" and sample_one and not srv.healed:
-            return self._send(200, {"object": "chat.completion", "choices": []})
+            return self.send_json(200, {"object": "chat.completion", "choices": []})
         choice = {"index": 0, "message": {"role": "assistant", "content": REPLY}}
-        return self._send(200, {"choices": [choice], "usage": {"completion_tokens": 9}})
+        return self.send_json(200, {"choices": [choice], "usage": {"completion_tokens": 9}})
 
 
 def _task(body: dict) -> str:
@@ -100,21 +79,15 @@ SETTINGS = SamplingSettings(
 
 @pytest.fixture(autouse=True)
 def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 @pytest.fixture
 def server() -> Iterator[FakeServer]:
-    srv = FakeServer()
-    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serving(FakeServer()) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def _problems() -> list[Problem]:

@@ -17,32 +17,25 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from unice.testing_http import PROXY_VARIABLES, JSONHandler, LocalJSONServer, serving
 
 SERVED = ("judge", "flaky", "slow", "down", "hangup")
 
 
-class FakeOpenAIServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class FakeOpenAIServer(LocalJSONServer):
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.replies: dict[str, str] = {}
         self.api_key: str | None = None
         self.slow_seconds = 1.0
         self.requests: list[dict] = []
         self.seen: Counter[str] = Counter()
-        self.lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
     def handle_error(self, request, client_address) -> None:  # noqa: ANN001
         """Clients that time out close the socket mid-reply; that is expected here."""
@@ -54,21 +47,8 @@ class FakeOpenAIServer(ThreadingHTTPServer):
         return "3"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     server: FakeOpenAIServer
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Keep test output clean."""
-
-    def _send(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         server = self.server
@@ -76,42 +56,35 @@ class _Handler(BaseHTTPRequestHandler):
         with server.lock:
             server.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
         if self.path != "/v1/chat/completions":
-            return self._send(404, {"detail": "Not Found"})
+            return self.send_json(404, {"detail": "Not Found"})
         if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
-            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+            return self.send_json(401, {"error": {"message": "Incorrect API key provided"}})
         model, prompt = body["model"], body["messages"][-1]["content"]
         if model not in SERVED:
             message = f"The model `{model}` does not exist or you do not have access to it."
-            return self._send(404, {"error": {"message": message, "code": "model_not_found"}})
+            return self.send_json(404, {"error": {"message": message, "code": "model_not_found"}})
         if model == "hangup":
             self.close_connection = True
             return None
         if model == "down":
-            return self._send(503, {"error": {"message": "overloaded"}})
+            return self.send_json(503, {"error": {"message": "overloaded"}})
         with server.lock:
             server.seen[prompt] += 1
             first = server.seen[prompt] == 1
         if model == "flaky" and first:
-            return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"})
+            return self.send_json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"})
         if model == "slow":
             time.sleep(server.slow_seconds)
         reply = server.reply_for(prompt)
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(reply.split())}
         choice = {"index": 0, "message": {"role": "assistant", "content": reply}}
-        self._send(200, {"object": "chat.completion", "choices": [choice], "usage": usage})
+        self.send_json(200, {"object": "chat.completion", "choices": [choice], "usage": usage})
 
 
 @pytest.fixture(autouse=True)
 def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """httpx honours proxy variables; the tests only ever talk to 127.0.0.1 directly."""
-    for name in (
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
@@ -125,14 +98,8 @@ def _private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 @pytest.fixture
 def server() -> Iterator[FakeOpenAIServer]:
     """A fresh fake server per test (own counters), shut down afterwards."""
-    srv = FakeOpenAIServer()
-    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serving(FakeOpenAIServer()) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 @pytest.fixture
