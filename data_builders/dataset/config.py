@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from data_builders.errors import UserError
+from data_builders.execution.calibrate import scaled_limit
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
 DATASETS = ("humaneval", "mbpp", "apps")
@@ -48,7 +49,7 @@ class TimeoutConfig:
     rest_chunk: int = 0  # >0: the remaining tests run in parts of this size, doubling
 
     def for_reference(self, reference_time: float) -> float:
-        return round(max(self.min, min(self.max, self.factor * reference_time)), 3)
+        return scaled_limit(reference_time, self.factor, self.min, self.max)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,12 @@ from data_builders.execution.types import Program
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
 
 
+def scaled_limit(reference_seconds: float, factor: float, floor: float, cap: float) -> float:
+    """``clamp(factor * reference_seconds, floor, cap)``, to the millisecond: the one formula
+    behind ``label``'s per-test limits and the dataset builders' per-problem ones."""
+    return round(max(floor, min(cap, factor * reference_seconds)), 3)
+
+
 class LimitConfigError(ValueError):
     """The limits config is missing, malformed or holds an unknown or bad value."""
 
@@ -56,7 +62,7 @@ class LimitPolicy:
         """One test's limit; ``None`` (the reference did not pass it) gets the cap."""
         if reference_seconds is None:
             return self.cap
-        return round(max(self.floor, min(self.cap, self.factor * reference_seconds)), 3)
+        return scaled_limit(reference_seconds, self.factor, self.floor, self.cap)
 
 
 def load_policy(path: Path = DEFAULT_CONFIG) -> LimitPolicy:
