@@ -198,8 +198,31 @@ def test_limit(job: dict[str, Any], index: int, timed_out: bool) -> float:
     return min(limit, cap) if timed_out and cap is not None else limit
 
 
-def run_guarded(fn: Any, timeout: float) -> tuple[str, str, Any, float]:
-    """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds)."""
+PROGRAM_RECURSION_LIMIT = sys.getrecursionlimit()
+"""The recursion limit a program gets under plain ``python`` (the interpreter's default)."""
+
+
+def _frame_depth(frame: Any) -> int:
+    depth = 0
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
+
+
+def run_guarded(
+    fn: Any, timeout: float, *, fresh_recursion_limit: bool = False
+) -> tuple[str, str, Any, float]:
+    """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds).
+
+    ``fresh_recursion_limit`` (a program starting: loading a module, a stdin run) gives it the
+    headroom plain ``python`` gives a script: the interpreter's limit counted from the
+    program's own top frame, not from ours. Without it the harness's frames would count
+    against the program, and memoised recursions ~990 deep that pass under ``python3`` (APPS
+    2771) would raise ``RecursionError`` here. ``fn``'s own frame and the program's top frame
+    sit one and two below this one, as the module frame sits at depth 1 under ``python``.
+    """
+    if fresh_recursion_limit:
+        sys.setrecursionlimit(PROGRAM_RECURSION_LIMIT + _frame_depth(sys._getframe()) + 1)
     started = arm(timeout)
     try:
         value = fn()
@@ -367,7 +390,11 @@ def run_function_job(
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
         channel.send({"k": -1, "s": "compile_error", "d": describe(exc)})
         return
-    status, detail, _, _ = run_guarded(lambda: exec(code, namespace), timeout)  # noqa: S102
+    status, detail, _, _ = run_guarded(
+        lambda: exec(code, namespace),  # noqa: S102
+        timeout,
+        fresh_recursion_limit=True,
+    )
     channel.send({"k": -1, "s": status, "d": detail})
     if status != "ok":
         return

@@ -33,13 +33,13 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
         return
     channel.send({"k": -1, "s": "ok", "d": ""})
     files = StdioFiles()
-    limit = sys.getrecursionlimit()
     for index in range(start, len(tests)):
         files.prepare(tests[index]["stdin"])
-        sys.setrecursionlimit(limit)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
         status, detail, _, used = run_guarded(
-            functools.partial(_exec_main, code, namespace), test_limit(job, index, timed_out)
+            functools.partial(_exec_main, code, namespace),
+            test_limit(job, index, timed_out),
+            fresh_recursion_limit=True,  # each test is a fresh run of the program
         )
         timed_out |= status == "timeout"
         message = {"k": index, "s": status, "t": used, "d": detail}
