@@ -200,6 +200,10 @@ def test_limit(job: dict[str, Any], index: int, timed_out: bool) -> float:
 
 PROGRAM_RECURSION_LIMIT = sys.getrecursionlimit()
 """The recursion limit a program gets under plain ``python`` (the interpreter's default)."""
+FUNCTION_PROGRAM_FRAMES = 1
+"""Set when a function program loads, for its call tests: ``_call``'s frame."""
+STDIO_PROGRAM_FRAMES = 2
+"""Each stdin run: ``_exec_main``'s frame and the ``exec`` call."""
 
 
 def _frame_depth(frame: Any) -> int:
@@ -210,19 +214,23 @@ def _frame_depth(frame: Any) -> int:
 
 
 def run_guarded(
-    fn: Any, timeout: float, *, fresh_recursion_limit: bool = False
+    fn: Any, timeout: float, *, program_frames: int | None = None
 ) -> tuple[str, str, Any, float]:
     """Run fn() under the per-test CPU limit; (status, detail, value, cpu seconds).
 
-    ``fresh_recursion_limit`` (a program starting: loading a module, a stdin run) gives it the
-    headroom plain ``python`` gives a script: the interpreter's limit counted from the
-    program's own top frame, not from ours. Without it the harness's frames would count
-    against the program, and memoised recursions ~990 deep that pass under ``python3`` (APPS
-    2771) would raise ``RecursionError`` here. ``fn``'s own frame and the program's top frame
-    sit one and two below this one, as the module frame sits at depth 1 under ``python``.
+    ``program_frames`` (a program starting: loading a module, a stdin run) gives it the
+    recursion headroom plain ``python`` gives a script, counted from the program's own frames
+    rather than from ours: without it the harness's frames count against the program, and a
+    memoised recursion 998 deep that passes under ``python3`` (APPS 2771) raised
+    ``RecursionError`` here. It is how many recursion levels lie between this call and the
+    program's first frame beyond those a script has (the interpreter counts the ``exec``
+    call itself); ``tests/execution/test_stdio.py`` checks the deepest recursion that passes
+    against plain ``python`` on the running interpreter.
     """
-    if fresh_recursion_limit:
-        sys.setrecursionlimit(PROGRAM_RECURSION_LIMIT + _frame_depth(sys._getframe()) + 1)
+    if program_frames is not None:
+        sys.setrecursionlimit(
+            PROGRAM_RECURSION_LIMIT + _frame_depth(sys._getframe()) + program_frames
+        )
     started = arm(timeout)
     try:
         value = fn()
@@ -393,7 +401,7 @@ def run_function_job(
     status, detail, _, _ = run_guarded(
         lambda: exec(code, namespace),  # noqa: S102
         timeout,
-        fresh_recursion_limit=True,
+        program_frames=FUNCTION_PROGRAM_FRAMES,
     )
     channel.send({"k": -1, "s": status, "d": detail})
     if status != "ok":

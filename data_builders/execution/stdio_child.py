@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from data_builders.execution.child import (
+    STDIO_PROGRAM_FRAMES,
     Channel,
     compile_source,
     describe,
@@ -39,7 +40,7 @@ def run_stdio_job(job: dict[str, Any], start: int, channel: Channel) -> None:
         status, detail, _, used = run_guarded(
             functools.partial(_exec_main, code, namespace),
             test_limit(job, index, timed_out),
-            fresh_recursion_limit=True,  # each test is a fresh run of the program
+            program_frames=STDIO_PROGRAM_FRAMES,  # each test is a fresh run of the program
         )
         timed_out |= status == "timeout"
         message = {"k": index, "s": status, "t": used, "d": detail}

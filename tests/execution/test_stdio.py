@@ -122,48 +122,50 @@ def test_own_stdout_wrapper_is_flushed_like_at_interpreter_exit(executor: Execut
     assert [o.status for o in result.outcomes] == ["pass", "pass"]
 
 
-DEPTH = (
-    "import sys\n"
-    "def depth(n):\n"
-    "    return 0 if n == 0 else 1 + depth(n - 1)\n"
-    "def main():\n"
-    "    print(depth(int(sys.stdin.readline())))\n"
-    "main()\n"
-)
+DEPTH_FUNCTION = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+DEPTH_SCRIPT = DEPTH_FUNCTION + "print(depth(int(input())))\n"
+DEPTHS = range(980, 1011)
 
 
-def _passes_under_plain_python(program: str, stdin: str) -> bool:
+def _deepest_under_plain_python() -> int:
+    """The deepest ``depth(n)`` a script may run under ``python`` on this interpreter."""
     import subprocess
     import sys
 
-    run = subprocess.run(
-        [sys.executable, "-c", program], input=stdin, capture_output=True, text=True, timeout=30
+    def passes(n: int) -> bool:
+        run = subprocess.run(
+            [sys.executable, "-c", DEPTH_SCRIPT],
+            input=f"{n}\n",
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return run.returncode == 0
+
+    deepest = max(n for n in DEPTHS if passes(n))
+    assert DEPTHS[0] < deepest < DEPTHS[-1], "the scan must bracket the limit"
+    return deepest
+
+
+def test_a_program_gets_exactly_the_recursion_headroom_of_plain_python(executor: Executor) -> None:
+    """The harness's own frames must not count against the program (APPS 2771: a memoised
+    recursion 998 deep passes under ``python3`` and failed in the sandbox), nor may a program
+    get more room than ``python`` gives it."""
+    deepest = _deepest_under_plain_python()
+    stdio = executor.run(Program(DEPTH_SCRIPT, [StdioTest(f"{n}\n", f"{n}\n") for n in DEPTHS]))
+    calls = executor.run(
+        Program(DEPTH_FUNCTION, [CallTest([n], n) for n in DEPTHS], entry_point="depth")
     )
-    return run.returncode == 0
-
-
-def test_a_program_gets_the_recursion_headroom_of_plain_python(executor: Executor) -> None:
-    """The harness's own frames must not count against the program (APPS 2771: memoised
-    recursion ~990 deep passes under ``python3`` and failed in the sandbox)."""
-    deep, too_deep = "990\n", "5000\n"
-    assert _passes_under_plain_python(DEPTH, deep)
-    assert not _passes_under_plain_python(DEPTH, too_deep)
-    tests = [StdioTest(deep, "990\n"), StdioTest(too_deep, "5000\n"), StdioTest(deep, "990\n")]
-    result = executor.run(Program(DEPTH, tests))
-    assert [o.status for o in result.outcomes] == ["pass", "runtime_error", "pass"]
-
-
-def test_a_function_program_gets_the_same_headroom(executor: Executor) -> None:
-    source = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
-    tests = [CallTest([985], 985), CallTest([5000], 5000)]
-    result = executor.run(Program(source, tests, entry_point="depth"))
-    assert [o.status for o in result.outcomes] == ["pass", "runtime_error"]
+    for result in (stdio, calls):
+        passing = [
+            n
+            for n, outcome in zip(DEPTHS, result.outcomes, strict=True)
+            if outcome.status == "pass"
+        ]
+        assert passing == list(range(DEPTHS[0], deepest + 1))
 
 
 def test_a_limit_the_program_raises_at_load_holds_for_its_calls(executor: Executor) -> None:
-    source = (
-        "import sys\nsys.setrecursionlimit(20000)\n"
-        "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
-    )
+    source = "import sys\nsys.setrecursionlimit(20000)\n" + DEPTH_FUNCTION
     result = executor.run(Program(source, [CallTest([5000], 5000)], entry_point="depth"))
     assert result.passed
