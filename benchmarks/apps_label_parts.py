@@ -5,8 +5,9 @@
 
 Builds the problems' references and extended suites as ``build apps`` does (from the
 extension cache when warm), then labels the chosen tasks' samples twice: with one remaining
-part (``rest_chunk: 0``, the earlier policy) and with configs/build/apps.yaml's
-``rest_chunk``, alternating so machine load hits both alike. Prints wall seconds, the summed
+part (``rest_chunk: 0``, the earlier policy) and with ``--rest-chunk K`` (default:
+configs/build/apps.yaml's ``rest_chunk``, or 10 while that is off), alternating so machine
+load hits both alike. Prints wall seconds, the summed
 ``exec_seconds`` (CPU the sandbox measured on the tests, timeouts included) and how many
 rows' labels differ, field by field.
 """
@@ -30,6 +31,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache-dir", type=Path)
     parser.add_argument("--runs", type=int, default=1, help="runs of each policy, alternating")
+    parser.add_argument(
+        "--rest-chunk", type=int, help="the policy to compare with rest_chunk 0 (must be > 0)"
+    )
     args = parser.parse_args()
 
     from data_builders.cache import cache_dir
@@ -50,9 +54,12 @@ def main() -> None:
     by_id = {p.task_id: p for p in problems}
     samples = read_samples(args.samples, by_id, {s.task_id for s in specs})
     candidates = [c for spec in specs for c in samples.get(spec.task_id, [])]
+    chunk = args.rest_chunk or config.timeouts.rest_chunk or 10
+    if chunk <= 0:
+        parser.error("--rest-chunk must be > 0: it is compared with rest_chunk 0")
     policies = {
         "rest_chunk 0": dataclasses.replace(config.timeouts, rest_chunk=0),
-        f"rest_chunk {config.timeouts.rest_chunk}": config.timeouts,
+        f"rest_chunk {chunk}": dataclasses.replace(config.timeouts, rest_chunk=chunk),
     }
     limits = ExecutionLimits(timeout=config.timeouts.max)
     with Executor(workers=args.workers, limits=limits) as executor:
