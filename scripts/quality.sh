@@ -60,7 +60,7 @@ timed build_mbpp_real build data/mbpp-real "${MBPP[@]}" --samples "$SHARED/mbpp_
 train_data=()
 if [[ "${WITH_APPS:-0}" == 1 ]]; then
   timed build_apps build data/apps-subset apps --source "$SHARED/apps_subset/problems.jsonl" \
-    --samples "$SHARED/apps_subset/samples.jsonl"
+    --samples "$SHARED/apps_subset/samples.jsonl" --reference-samples exclude
   train_data=(data=zeroshot_cpu_apps)
 fi
 timed build_he build "$HE_DIR" humaneval --samples "$SHARED/humaneval_codegen16b_samples.jsonl" \
