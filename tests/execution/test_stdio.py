@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from data_builders.execution import CallTest, Executor, Program, StdioTest
 
 TRICKY = '''
@@ -129,8 +132,6 @@ DEPTHS = range(980, 1011)
 
 def _deepest_under_plain_python() -> int:
     """The deepest ``depth(n)`` a script may run under ``python`` on this interpreter."""
-    import subprocess
-    import sys
 
     def passes(n: int) -> bool:
         run = subprocess.run(
