@@ -40,6 +40,16 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture
+def direct_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx honours proxy variables; tests with a local fake server talk to 127.0.0.1 directly."""
+    from unice.testing_http import PROXY_VARIABLES
+
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
 @pytest.fixture(autouse=True)
 def _wandb_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WANDB_DIR", str(tmp_path_factory.getbasetemp()))

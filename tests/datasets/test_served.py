@@ -14,7 +14,7 @@ from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.served import parse_spec, served_candidates
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
-from unice.testing_http import PROXY_VARIABLES, JSONHandler, LocalJSONServer, serving
+from unice.testing_http import JSONHandler, LocalJSONServer, serving
 
 REPLY = (
     "Sure! Here is a solution:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
@@ -78,10 +78,8 @@ SETTINGS = SamplingSettings(
 
 
 @pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+def _no_proxies(direct_localhost: None) -> None:
+    """Every test here talks to a local fake server."""
 
 
 @pytest.fixture

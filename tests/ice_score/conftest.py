@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from unice.testing_http import PROXY_VARIABLES, JSONHandler, LocalJSONServer, serving
+from unice.testing_http import JSONHandler, LocalJSONServer, serving
 
 SERVED = ("judge", "flaky", "slow", "down", "hangup")
 
@@ -82,11 +82,8 @@ class _Handler(JSONHandler):
 
 
 @pytest.fixture(autouse=True)
-def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """httpx honours proxy variables; the tests only ever talk to 127.0.0.1 directly."""
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+def _no_proxies(direct_localhost: None) -> None:
+    """Every test here talks to a local fake server."""
 
 
 @pytest.fixture(autouse=True)
