@@ -156,7 +156,8 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
     device = next(model.parameters()).device
     generated, references, nls = ([column[i] for i in indices] for column in texts)
     if model.config.architecture == "estimator":
-        _score_estimator_batch(model, encoder, formats, indices, (generated, references, nls), rows)
+        segments = (generated, references, nls)
+        _score_estimator_batch(model, encoder, formats, indices, segments, rows, device)
         return
     encoded = encoder.encode_formats(generated, references, nls, formats)
     for fmt, (positions, batch) in encoded.items():
@@ -166,9 +167,8 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
             _record(rows[indices[position]], fmt, prob)
 
 
-def _score_estimator_batch(model, encoder, formats, indices, texts, rows) -> None:
+def _score_estimator_batch(model, encoder, formats, indices, texts, rows, device) -> None:
     """One forward for every format of an estimator model (its segments are shared)."""
-    device = next(model.parameters()).device
     encoded = encoder.encode_segments(*texts, formats)
     tensors = {key: torch.tensor(encoded[key], device=device) for key in ESTIMATOR_INPUTS}
     probs = torch.sigmoid(model(**tensors).logits.float()).cpu()
