@@ -85,6 +85,18 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
     return row
 
 
+def worst_case_seconds(program: Program) -> float:
+    """An upper bound of a program's CPU cost: every test at its limit.
+
+    :func:`label` starts the costliest programs of each part first (longest-processing-time
+    scheduling): a part ends when its last program does, so a 40-second APPS program handed
+    out last would keep one worker busy while the others idle. The order changes no label:
+    every program still runs alone, and rows come back in the candidates' order.
+    """
+    limits = program.test_timeouts or [program.timeout or 0.0] * len(program.tests)
+    return float(sum(limit or 0.0 for limit in limits))
+
+
 def label(
     candidates: Sequence[Candidate],
     specs: dict[str, TaskSpec],
@@ -122,6 +134,7 @@ def label(
                     limit = min(program.timeout, timeouts.after_timeout)
                     program = dataclasses.replace(program, timeout=limit)
                 todo.append((i, program))
+        todo.sort(key=lambda item: -worst_case_seconds(item[1]))
         what = "probe tests" if k == 0 else f"tests, part {k + 1}"
         results = executor.map([program for _, program in todo], progress=f"label: {what}")
         for (i, _), result in zip(todo, results, strict=True):

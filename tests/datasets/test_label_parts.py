@@ -84,3 +84,33 @@ def test_time_limit_follows_the_slowest_passing_reference(executor) -> None:
     fast_only = make_spec(0, problem, max_references=1)
     check_references([fast_only], executor, timeout=3.0)
     assert spec.reference_time > 5 * max(fast_only.reference_time, 1e-4)
+
+
+def test_costliest_programs_start_first_and_rows_keep_candidate_order(executor) -> None:
+    cheap_spec, suite = _spec_and_suite()
+    costly_problem = Problem("T/1", "", "", "def f(x):\n    return x\n", "f")
+    costly_spec = TaskSpec(
+        1, costly_problem, "call", [CallTest([1], 1)], [], references=["def f(x):\n    return x\n"]
+    )
+    costly_spec.reference_time = 0.04  # limit 10 x 0.04 = 0.4 s against the cheap task's 0.1 s
+    costly_suite = ExtendedSuite("T/1", "call", [((x,), x) for x in NEW], n_original=1)
+    identity = "def f(x):\n    return x\n"
+    candidates = [
+        Candidate("T/0", identity, "a", "samples", 0),
+        Candidate("T/1", identity, "b", "samples", 0),
+    ]
+    recorder = _Recorder(executor)
+    rows = list(
+        label(
+            candidates,
+            {"T/0": cheap_spec, "T/1": costly_spec},
+            {"T/0": suite, "T/1": costly_suite},
+            recorder,
+            TimeoutConfig(factor=10.0, min=0.1, max=1.0, probe_tests=2),
+        )
+    )
+    # each part hands out the task with the longer limit first ...
+    assert recorder.limits == [(3, 0.4), (3, 0.1), (6, 0.4), (6, 0.1)]
+    # ... and the rows still follow the candidates, each with its own tests' results
+    assert [row["task_id"] for row in rows] == ["T/0", "T/1"]
+    assert all(row["passed"] and row["n_tests"] == 9 for row in rows)
