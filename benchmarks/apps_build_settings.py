@@ -18,7 +18,6 @@ labels, on the same machine in one run, so the choice is made on figures.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 LABEL_FIELDS = ("pass_ratio", "executable", "passed", "base_passed", "n_tests")
 
 
@@ -70,13 +70,11 @@ def build(args: argparse.Namespace, folder: Path, config: Path | None) -> float:
 
 
 def load_rows(folder: Path) -> dict[str, dict[str, Any]]:
-    rows = {}
-    for split in ("train", "dev", "test"):
-        with open(folder / f"{split}.jsonl", encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
-                rows[row["id"]] = row
-    return rows
+    """A built dataset's rows (all three splits) by ``id``."""
+    from data_builders.jsonl import read_jsonl
+
+    splits = ("train", "dev", "test")
+    return {row["id"]: row for split in splits for row in read_jsonl(folder / f"{split}.jsonl")}
 
 
 def main() -> None:

@@ -93,8 +93,7 @@ def worst_case_seconds(program: Program) -> float:
     out last would keep one worker busy while the others idle. The order changes no label:
     every program still runs alone, and rows come back in the candidates' order.
     """
-    limits = program.test_timeouts or [program.timeout or 0.0] * len(program.tests)
-    return float(sum(limit or 0.0 for limit in limits))
+    return float(sum(program.test_timeouts or [program.timeout or 0.0] * len(program.tests)))
 
 
 def label(
