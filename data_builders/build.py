@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--config", type=Path, help="builder YAML (default configs/build/<dataset>.yaml)"
     )
     parser.add_argument(
+        "--limits",
+        type=Path,
+        help="candidates' per-test time limits (default configs/build/limits.yaml, as label)",
+    )
+    parser.add_argument(
         "--cache-dir", type=Path, help="extended-test cache (default ~/.cache/unice/extension)"
     )
     parser.add_argument(
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from data_builders.dataset.pipeline import BuildRequest, run_build
 
     _validate(args)
-    config = load_config(args.dataset, args.config)
+    config = load_config(args.dataset, args.config, args.limits)
     if args.seed is not None:
         config = dataclasses.replace(config, seed=args.seed)
     if args.split_ratios:

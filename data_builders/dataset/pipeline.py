@@ -26,7 +26,7 @@ from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.finalize import finalize
-from data_builders.dataset.labels import label
+from data_builders.dataset.labels import label, label_limits
 from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
@@ -247,11 +247,10 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         if i % request.num_shards == request.shard_index
     ]
     with ProgressStore(request.out, request.manifest()) as store:
-        limits = ExecutionLimits(timeout=cfg.timeouts.max)
+        # Two executors: reference runs must not get labelling's cap after a timeout.
+        limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
         with Executor(workers=request.workers, limits=limits) as executor:
-            check_references(
-                specs, executor, max(cfg.timeouts.max, cfg.extension.reference_timeout)
-            )
+            check_references(specs, executor, cfg.limits.reference_limit)
             _report_references(specs)
             suites = extend_tasks(
                 [_extension_task(spec) for spec in specs],
@@ -260,8 +259,9 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
                 cfg.seed,
                 SuiteCache(request.cache_dir or cache_dir("extension")),
             )
-            for spec in specs:
-                store.add_task(_task_record(spec, suites[spec.task_id]))
+        for spec in specs:
+            store.add_task(_task_record(spec, suites[spec.task_id]))
+        with Executor(workers=request.workers, limits=label_limits(cfg.limits)) as executor:
             _label_all(request, specs, by_id, suites, store, executor)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
@@ -308,7 +308,7 @@ def _label_all(
     pending: list[Candidate] = []
 
     def flush() -> None:
-        for row in label(pending, by_id, suites, executor, request.config.timeouts):
+        for row in label(pending, by_id, suites, executor, request.config.limits):
             store.add_row(row)
         store.sync()
         pending.clear()
