@@ -4,8 +4,8 @@
         --samples ../shared/data/apps_subset/samples.jsonl --baseline-commit 812ba9b
 
 Runs the real command (``python -m data_builders build apps ... --reference-samples exclude``)
-twice, each from a cold extended-test cache in a scratch folder: first the baseline, then the
-variant. The baseline is this checkout with ``configs/build/apps.yaml`` as it is, or with
+twice, each from a cold extended-test cache in a scratch folder: the variant, then the
+baseline. The baseline is this checkout with ``configs/build/apps.yaml`` as it is, or with
 ``--baseline-commit REV`` that commit's code and configs (a temporary ``git worktree``: how
 the time-limit policy before a change labelled the same programs). The variant is this
 checkout with the ``--set`` overrides applied to copies of ``configs/build/apps.yaml``
@@ -150,10 +150,8 @@ def main() -> None:
                 [*git, "add", "--detach", str(checkout), args.baseline_commit], check=True
             )
         try:
-            seconds = {
-                "baseline": build(args, root / "baseline", checkout, []),
-                "variant": build(args, root / "variant", REPO, options),
-            }
+            variant = build(args, root / "variant", REPO, options)  # the new figure first
+            seconds = {"baseline": build(args, root / "baseline", checkout, []), "variant": variant}
         finally:
             if args.baseline_commit:
                 subprocess.run([*git, "remove", "--force", str(checkout)], check=True)
