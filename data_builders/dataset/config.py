@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from data_builders.dataset.decontaminate import DecontaminationConfig
 from data_builders.errors import UserError
 from data_builders.execution.calibrate import scaled_limit
 
@@ -110,6 +111,7 @@ class BuildConfig:
     timeouts: TimeoutConfig = field(default_factory=TimeoutConfig)
     mutants: MutantConfig = field(default_factory=MutantConfig)
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -124,6 +126,7 @@ _SECTIONS = {
     "timeouts": TimeoutConfig,
     "mutants": MutantConfig,
     "generation": GenerationConfig,
+    "decontamination": DecontaminationConfig,
 }
 
 

@@ -25,8 +25,10 @@ from data_builders.candidates.mutants import make_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
+from data_builders.dataset.decontaminate import drop_duplicates
 from data_builders.dataset.finalize import finalize
 from data_builders.dataset.labels import label
+from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
@@ -216,6 +218,18 @@ def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
     }
 
 
+def _dropped_record(
+    spec: TaskSpec, split_of: dict[str, str], matches: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The store's record of a task the decontamination step dropped (finalize skips it)."""
+    return {
+        "task_id": spec.task_id,
+        "_index": spec.index,
+        "split": split_of[spec.task_id],
+        "dropped": matches,
+    }
+
+
 def build_meta(request: BuildRequest) -> dict[str, Any]:
     """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
     return {
@@ -246,6 +260,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         for i, p in enumerate(problems)
         if i % request.num_shards == request.shard_index
     ]
+    split_of = assign_splits([p.task_id for p in problems], cfg.split_ratios, cfg.seed)
     with ProgressStore(request.out, request.manifest()) as store:
         limits = ExecutionLimits(timeout=cfg.timeouts.max)
         with Executor(workers=request.workers, limits=limits) as executor:
@@ -253,6 +268,18 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
                 specs, executor, max(cfg.timeouts.max, cfg.extension.reference_timeout)
             )
             _report_references(specs)
+            dropped = drop_duplicates(
+                request.dataset,
+                [(spec.problem, spec.references[0]) for spec in specs],
+                split_of,
+                cfg.decontamination,
+                executor,
+                store.tasks,
+            )
+            for spec in specs:  # dropped tasks are neither extended nor labelled
+                if spec.task_id in dropped:
+                    store.add_task(_dropped_record(spec, split_of, dropped[spec.task_id]))
+            specs = [spec for spec in specs if spec.task_id not in dropped]
             suites = extend_tasks(
                 [_extension_task(spec) for spec in specs],
                 executor,
