@@ -73,6 +73,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="candidates labelled per batch; finished rows reach disk after each batch",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="build nothing; say whether --out holds this build: exit 0 complete with these "
+        "settings, 1 absent or unfinished with them (a build resumes it), 2 built with other "
+        "settings (a build refuses it: remove the folder)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -135,6 +142,12 @@ def run(args: argparse.Namespace) -> int:
         chunk_size=args.chunk_size,
         samples_per_task=args.samples_per_task,
     )
+    if args.check:
+        from data_builders.dataset.pipeline import build_state
+
+        state, detail = build_state(request)
+        print(f"{args.out}: {detail}")
+        return {"complete": 0, "resumable": 1, "absent": 1, "differs": 2}[state]
     summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"
     splits = summary.get("splits")

@@ -230,6 +230,39 @@ def _dropped_record(
     }
 
 
+def build_state(request: BuildRequest) -> tuple[str, str]:
+    """Whether ``request.out`` holds this build: ``complete``, ``resumable`` (unfinished, same
+    settings), ``absent`` or ``differs`` (built with other settings; names what differs)."""
+    from data_builders.dataset.store import PROGRESS_DIR
+
+    out, wanted = Path(request.out), request.manifest()
+    found = None
+    for path, key in (
+        (out / "build_info.json", "manifest"),
+        (out / PROGRESS_DIR / "manifest.json", None),
+    ):
+        if path.is_file():
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                return "differs", f"unreadable {path.name}"
+            found = (
+                record.get(key)
+                if key
+                else {k: v for k, v in record.items() if k != "store_version"}
+            )
+            complete = bool(key) and record.get("complete") is True
+            break
+    else:
+        return "absent", "no build"
+    if found != wanted:
+        changed = sorted(
+            k for k in set(wanted) | set(found or {}) if (found or {}).get(k) != wanted.get(k)
+        )
+        return "differs", f"built with other settings (differs in: {', '.join(changed)})"
+    return ("complete", "built with these settings") if complete else ("resumable", "unfinished")
+
+
 def build_meta(request: BuildRequest) -> dict[str, Any]:
     """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
     return {
