@@ -4,7 +4,7 @@
         --source ../shared/data/mbpp_sanitized_humaneval_format.jsonl [--workers 2]
 
 Prints how many (task, benchmark task) pairs each filter leaves (all pairs; entry-point
-arity; arity and argument types), the wall time of the step on every task (all splits, so
+arity; arity and argument types), the closest pair by text, the wall time of the step on every task (all splits, so
 the list shows test-split matches too), and each matching task with its split under the
 dataset's build config and whether a build drops it (train/dev) or keeps it (test).
 """
@@ -20,7 +20,10 @@ from data_builders.dataset.decontaminate import (
     call_shapes,
     describe,
     find_duplicates,
+    jaccard,
     load_benchmarks,
+    ngrams,
+    text_tokens,
 )
 from data_builders.dataset.pipeline import load_problems
 from data_builders.dataset.splits import assign_splits
@@ -32,6 +35,9 @@ def main() -> int:
     parser.add_argument("--dataset", default="mbpp", choices=("mbpp", "apps", "humaneval"))
     parser.add_argument("--source", help="problem file, as for `build --source`")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--no-execute", action="store_true", help="pair counts and text overlap only (cheap)"
+    )
     args = parser.parse_args()
 
     config = load_config(args.dataset)
@@ -54,6 +60,17 @@ def main() -> int:
         f"{len(tasks)} tasks x {len(benchmarks)} benchmark tasks = {len(tasks) * len(benchmarks)}"
         f" pairs; arity can match: {by_arity}; arity and argument types: {by_shape}"
     )
+    closest = max(
+        (jaccard(ngrams(text_tokens(p), settings.ngram), b.grams), p.task_id, b.problem.task_id)
+        for p, _ in tasks
+        for b in benchmarks
+    )
+    print(
+        f"closest text: {closest[1]} vs {closest[2]}, word {settings.ngram}-gram Jaccard "
+        f"{closest[0]:.3f} (threshold {settings.text_threshold})"
+    )
+    if args.no_execute:
+        return 0
     started = time.perf_counter()
     limits = ExecutionLimits(timeout=config.timeouts.max)
     with Executor(workers=args.workers, limits=limits) as executor:

@@ -49,7 +49,7 @@ class DecontaminationConfig:
         splits: which splits lose duplicates (never ``test``: that is evaluation data).
         ngram: word n-gram size of the text test.
         text_threshold: Jaccard overlap of the n-gram sets at or above which a task is a
-            near-duplicate (MBPP vs HumanEval peaks at .17 for bigrams; a copy scores 1).
+            near-duplicate (MBPP vs HumanEval peaks at .11 for bigrams; a copy scores 1).
         execute: also run each task's reference on the benchmark's tests.
         timeout: CPU seconds per benchmark test for that run.
     """
