@@ -186,7 +186,7 @@ def _fmt(value: Any) -> str:
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     header = (
-        "| metric | example τ (common) | example ρ | corpus τ | corpus ρ | corpus r | MAE | Exec AUROC "
+        "| metric | example τ (common) | example ρ (own problems) | corpus τ | corpus ρ | corpus r | MAE | Exec AUROC "
         "| wall s |"
     )
     lines = [header, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
