@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODEL",
         help="sample candidates from a causal LM: a local model folder, 'smollm2' (offline "
         "SmolLM2-135M-Instruct), a hub name (online), or openai:<base_url>:<model> for any "
-        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI)",
+        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI); replicas: "
+        "openai:<url1>,<url2>,...:<model>",
     )
     parser.add_argument(
         "--n", type=int, help="generations per task (default: the config's generation.n)"

@@ -68,6 +68,17 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return ",".join(urls), model
 
 
+def data_identity(generate: str) -> str:
+    """What a ``--generate`` value means for the data, for a build's manifest and provenance: a
+    served spec without its URLs (``openai:<model>``), since the endpoints say where the model is
+    asked, not what it answers (the reply cache reasons the same way); other values unchanged.
+    So a stopped build resumes with other replicas, and shards built against different servers
+    merge."""
+    if not is_served(generate):
+        return generate
+    return PREFIX + parse_endpoints(generate)[1]
+
+
 def _params(settings: SamplingSettings) -> dict[str, Any]:
     params: dict[str, Any] = {
         "temperature": settings.temperature,

@@ -67,7 +67,9 @@ class BuildRequest:
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
             "mutants": self.mutants,
-            "generate": [self.generate, *self._sampling_summary()] if self.generate else None,
+            "generate": [_identity(self.generate), *self._sampling_summary()]
+            if self.generate
+            else None,
             "reference_samples": self.reference_samples,
             "max_problems": self.max_problems,
             "num_shards": self.num_shards,
@@ -107,10 +109,18 @@ class BuildRequest:
         if self.generate:
             s = self.sampling()
             sources.append(
-                f"generate:{self.generate} n={s.n} temperature={s.temperature} top_p={s.top_p} "
+                f"generate:{_identity(self.generate)} n={s.n} temperature={s.temperature} "
+                f"top_p={s.top_p} "
                 f"max_new_tokens={s.max_new_tokens} prompt={s.prompt} seed={s.seed}"
             )
         return sources
+
+
+def _identity(generate: str) -> str:
+    """``--generate`` as recorded in the manifest and provenance (served: without its URLs)."""
+    from data_builders.candidates.served import data_identity
+
+    return data_identity(generate)
 
 
 def _file_digest(path: Path) -> str:
