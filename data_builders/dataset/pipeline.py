@@ -51,6 +51,7 @@ class BuildRequest:
     n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
     temperature: float | None = None
     top_p: float | None = None
+    concurrency: int | None = None  # served: requests in flight (not in the manifest)
     reference_samples: str = "keep"  # keep | flag | exclude samples that copy a reference
     workers: int | None = None
     max_problems: int | None = None
@@ -88,6 +89,7 @@ class BuildRequest:
             n=self.n,
             temperature=self.temperature,
             top_p=self.top_p,
+            concurrency=self.concurrency,
         )
 
     def _sampling_summary(self) -> list[Any]:

@@ -188,7 +188,7 @@ def test_all_replicas_dead_is_one_line_error_and_a_rerun_resumes_from_the_cache(
 
 
 def test_a_stopped_build_resumes_with_other_replicas(
-    replicas, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    replicas, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The build's manifest records ``openai:<model>``, not the URLs: a build stopped by dead
     replicas resumes on new ones, which are asked only for the samples not yet cached."""
@@ -203,10 +203,12 @@ def test_a_stopped_build_resumes_with_other_replicas(
     argv = ["build", "humaneval", "--out", str(out), "--n", "4", "--max-problems", "1"]
     argv += ["--split-ratios", "0,0,1", "--config", str(config), "--generate"]
     (dying,) = replicas(1, die_after=(3,))
-    assert main([*argv, _spec([dying])]) == 2  # one-line error, nothing labelled yet
-    assert len(dying.answered) == 3
+    assert main([*argv, _spec([dying]), "--concurrency", "1"]) == 2  # one-line error
+    assert len(dying.answered) == 3 and dying.tally.most == 1
     fresh = replicas(2)
-    assert main([*argv, _spec(fresh)]) == 0
+    assert main([*argv, _spec(fresh), "--concurrency", "0"]) == 2
+    assert "--concurrency must be >= 1" in capsys.readouterr().err
+    assert main([*argv, _spec(fresh), "--concurrency", "3"]) == 0  # other endpoints and limit
     assert sum(len(s.answered) for s in fresh) == 1  # only the sample the first run lacked
     rows = [json.loads(line) for line in (out / "test.jsonl").read_text().splitlines()]
     assert [r["id"] for r in rows] == [f"HumanEval/0::generate::{i}" for i in range(4)]
