@@ -13,15 +13,9 @@ Example::
     client.run([(0, [{"role": "user", "content": "Hi"}])], lambda i, result: print(result))
 """
 
+from typing import Any
+
 from data_builders.openai_client.cache import ReplyCache, request_key
-from data_builders.openai_client.client import (
-    BackendStats,
-    ClientSettings,
-    Completion,
-    Messages,
-    OnDone,
-    OpenAIClient,
-)
 from data_builders.openai_client.errors import (
     AuthenticationError,
     BackendError,
@@ -31,6 +25,27 @@ from data_builders.openai_client.errors import (
     RequestFailedError,
     ServerUnreachableError,
 )
+from data_builders.openai_client.records import BackendStats, Completion, Messages, OnDone
+
+_CLIENT_NAMES = (
+    "BackendStats",
+    "ClientSettings",
+    "Completion",
+    "Messages",
+    "OnDone",
+    "OpenAIClient",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The client's names, imported on first use: ``httpx`` costs ~1 s of start-up on a busy
+    machine, which the errors and the cache (imported by ``unice.ice_score``) do not need."""
+    if name in _CLIENT_NAMES:
+        from data_builders.openai_client import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AuthenticationError",

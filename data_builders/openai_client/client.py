@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -39,32 +39,11 @@ from data_builders.openai_client.errors import (
     RequestFailedError,
     ServerUnreachableError,
 )
+from data_builders.openai_client.records import BackendStats, Completion, Messages, OnDone
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429})  # plus every 5xx
 CHAT_PATH = "/chat/completions"
-Messages = list[dict[str, str]]
 Job = tuple[int, Messages, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One reply and what it cost."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-@dataclass
-class BackendStats:
-    """Work done by a client in one run (cache hits are counted by the caller)."""
-
-    requests: int = 0
-    retries: int = 0
-    failed: int = 0
-
-
-OnDone = Callable[[int, "Completion | RequestFailedError"], None]
 
 
 @dataclass

@@ -8,7 +8,7 @@ finished job - ``result`` is a :class:`Completion` or a
 reporting every job that did finish).
 
 ``Completion``, ``BackendStats``, ``Messages`` and ``OnDone`` belong to the shared
-OpenAI-compatible client (:mod:`data_builders.openai_client.client`) and are re-exported here.
+OpenAI-compatible client (:mod:`data_builders.openai_client.records`) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from data_builders.openai_client.client import BackendStats, Completion, Messages, OnDone
+from data_builders.openai_client.records import BackendStats, Completion, Messages, OnDone
 from unice.ice_score.config import IceScoreConfig
 
 __all__ = ["Backend", "BackendStats", "Completion", "Messages", "OnDone", "make_backend"]
