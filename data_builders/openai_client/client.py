@@ -148,7 +148,7 @@ class OpenAIClient:
         timeout = httpx.Timeout(self.settings.timeout)
         fatal: BackendError | None = None
         with (
-            httpx.Client(headers=headers, timeout=timeout) as client,
+            httpx.Client(headers=headers, timeout=timeout, limits=self.limits()) as client,
             ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="openai") as pool,
         ):
             futures: dict[Future, int] = {
@@ -173,6 +173,14 @@ class OpenAIClient:
                 raise
         if fatal is not None:
             raise fatal
+
+    def limits(self) -> httpx.Limits:
+        """httpx's pool (100 connections, 20 kept alive by default), raised to ``concurrency``
+        so ``--concurrency 256`` over many replicas really has 256 requests in flight."""
+        concurrency = self.settings.concurrency
+        return httpx.Limits(
+            max_connections=max(100, concurrency), max_keepalive_connections=max(20, concurrency)
+        )
 
     def _request(
         self, client: httpx.Client, messages: Messages, extra: dict[str, Any] | None = None

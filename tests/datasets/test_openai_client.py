@@ -67,3 +67,13 @@ def test_bad_settings_are_one_line_errors(values: dict, message: str) -> None:
 
 def test_one_url_string_is_one_endpoint() -> None:
     assert ClientSettings("http://a:8000/v1", "m").base_urls == ("http://a:8000/v1",)
+
+
+def test_connection_pool_follows_the_concurrency() -> None:
+    """httpx's default pool holds 100 connections: more requests in flight must not queue."""
+    from data_builders.openai_client import OpenAIClient
+
+    small = OpenAIClient(ClientSettings("http://a/v1", "m", concurrency=8)).limits()
+    assert (small.max_connections, small.max_keepalive_connections) == (100, 20)  # the defaults
+    large = OpenAIClient(ClientSettings("http://a/v1", "m", concurrency=256)).limits()
+    assert (large.max_connections, large.max_keepalive_connections) == (256, 256)
