@@ -411,9 +411,14 @@ def card_lines(info: Mapping[str, Any], dataset: str) -> list[str]:
     if not settings.get("enabled", False):
         return lines + ["Off for this build (`decontamination.enabled: false`).", ""]
     benchmarks = [b for b in settings.get("benchmarks", []) if b != dataset]
+    if not benchmarks:
+        return lines + [
+            f"No benchmark to compare with: {dataset} is itself the only one configured.",
+            "",
+        ]
     how = (
         f"Train/dev tasks ({', '.join(settings.get('splits', []))}) were compared with every "
-        f"task of {', '.join(benchmarks) or 'no benchmark'} (the dataset being built is never "
+        f"task of {', '.join(benchmarks)} (the dataset being built is never "
         f"compared with itself): word {settings.get('ngram')}-gram Jaccard overlap of the "
         f"normalised description + signature >= {settings.get('text_threshold')}, and the "
         "task's reference run on the benchmark task's tests"
