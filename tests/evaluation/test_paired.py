@@ -55,3 +55,10 @@ def test_interval_verdicts() -> None:
     assert interval_verdict(-0.2, -0.01) == "below"
     assert interval_verdict(-0.1, 0.1) == "undecided"
     assert interval_verdict(float("nan"), 0.1) == "n/a"
+
+
+def test_no_interval_from_a_single_problem() -> None:
+    gold, groups, rng = _problems(n_problems=1, per=10)
+    draws = paired_kendall({"a": gold, "b": rng.random(10)}, gold, groups, n_resamples=50)
+    for level in draws.difference("a", "b").values():
+        assert level["difference"] > 0 and level["verdict"] == "n/a"

@@ -58,12 +58,13 @@ class PairedDraws:
         """``a`` minus ``b`` at both levels: estimate, percentile interval, verdict."""
         i, j = self.names.index(a), self.names.index(b)
         out: dict[str, dict[str, Any]] = {}
-        for level, point, draws in (
-            ("example_kendall", self.example, self.example_draws),
-            ("corpus_kendall", self.corpus, self.corpus_draws),
+        for level, point, draws, problems in (
+            ("example_kendall", self.example, self.example_draws, self.n_common_problems),
+            ("corpus_kendall", self.corpus, self.corpus_draws, self.n_problems),
         ):
             delta = draws[:, i] - draws[:, j]
-            delta = delta[np.isfinite(delta)]
+            # resampling one problem always redraws it: no interval from fewer than two
+            delta = delta[np.isfinite(delta)] if problems >= 2 else delta[:0]
             tail = 100.0 * (1.0 - self.confidence) / 2.0
             low, high = (
                 (float(v) for v in np.percentile(delta, [tail, 100.0 - tail]))
