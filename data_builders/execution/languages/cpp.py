@@ -1,0 +1,103 @@
+"""C++ (``g++ -std=c++17``): HumanEval-X / MultiPL-E tests are ``int main(){ ... assert(...); }``.
+
+Each ``assert(X)`` inside ``main`` becomes ``__unice_case(k, [&]() -> bool { return (X); })``:
+the lambda runs only for ``k >= start``, and a failed condition is reported instead of
+calling ``abort`` (which would end the process and every later assertion with it).
+Exceptions escaping the candidate are caught per case (``std::bad_alloc`` is ``memory``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.source import (
+    code_mask,
+    find_calls,
+    find_code,
+    matching,
+    replace_spans,
+)
+
+SUPPORT = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <unistd.h>
+static int __unice_start = 0, __unice_fd = 2;
+template <class F> static bool __unice_case(int k, F f) {
+    if (k < __unice_start) return true;
+    dprintf(__unice_fd, "S %d\n", k);
+    try {
+        bool ok = f();
+        dprintf(__unice_fd, "%c %d\n", ok ? 'P' : 'F', k);
+    } catch (const std::bad_alloc&) {
+        dprintf(__unice_fd, "M %d\n", k);
+    } catch (...) {
+        dprintf(__unice_fd, "E %d\n", k);
+    }
+    return true;
+}
+"""
+
+MAIN = r"""
+int main(int argc, char** argv) {
+    if (argc > 2) { __unice_start = atoi(argv[1]); __unice_fd = atoi(argv[2]); }
+    __unice_main();
+    return 0;
+}
+"""
+
+_MAIN = r"\bint\s+main\s*\([^)]*\)\s*\{"
+
+
+class Cpp(Language):
+    name = "cpp"
+    executables = ("g++",)
+    install_hint = "apt install g++"
+    compiler_address_space_limit = True
+    flags = ("-std=c++17", "-O1", "-w")
+    libraries = ("-lcrypto",)  # HumanEval-X's string_to_md5 uses OpenSSL's MD5
+
+    def _main_body(self, test: str) -> tuple[int, int]:
+        match = find_code(test, _MAIN)
+        if match is None:
+            raise SplitError("no 'int main(...) {' in the C++ test")
+        close = matching(test, match.end() - 1, code_mask(test))
+        return match.end(), close
+
+    def _asserts(self, test: str) -> list[tuple[int, int, int]]:
+        body_start, body_end = self._main_body(test)
+        calls = [c for c in find_calls(test, "assert") if body_start <= c[0] < body_end]
+        if not calls:
+            raise SplitError("no assert(...) in the C++ test's main")
+        return calls
+
+    def split(self, test: str) -> list[str]:
+        return [test[open_ + 1 : close].strip() for _, open_, close in self._asserts(test)]
+
+    def driver(self, source: str, test: str) -> Driver:
+        calls = self._asserts(test)
+        match = find_code(test, _MAIN)
+        assert match is not None
+        _, body_end = self._main_body(test)
+        edits = [
+            (
+                start,
+                close + 1,
+                f"__unice_case({k}, [&]() -> bool {{ return ({test[o + 1 : close]}); }})",
+            )
+            for k, (start, o, close) in enumerate(calls)
+        ]
+        edits.append((match.start(), match.end(), "static int __unice_main() {"))
+        edits.append((body_end, body_end, "\nreturn 0;\n"))
+        rewritten = replace_spans(test, edits)
+        text = f"{source}\n{SUPPORT}\n{rewritten}\n{MAIN}"
+        return Driver({"main.cpp": text}, len(calls))
+
+    def compile_argv(self, build: Path) -> list[str]:
+        return ["g++", *self.flags, "-o", "prog", "main.cpp", *self.libraries]
+
+    def run_spec(self, memory_mb: int) -> RunSpec:
+        return RunSpec(["{build}/prog", "{start}", "{fd}"])
