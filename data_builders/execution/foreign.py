@@ -42,7 +42,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from data_builders.execution.languages import Language, SplitError, get_language
+from data_builders.execution.languages import Language, RunSpec, SplitError, get_language
 from data_builders.execution.types import ProgramResult, TestOutcome
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "languages.yaml"
@@ -123,6 +123,9 @@ class ForeignExecutor:
             warning), ``"bwrap+seccomp"`` (fail if unavailable) or ``"rlimits"``.
         cache_dir: where builds are kept, by hash (default: a temporary folder removed on
             ``close``); a persistent folder lets later runs reuse builds.
+        shared_cache_dir: the compiler caches a language may share between programs (Go's
+            compiled standard library and testify: ~1 CPU-minute to build once), default
+            ``$XDG_CACHE_HOME/unice/shared-build``; writable by the compile sandbox only.
     """
 
     def __init__(
@@ -131,12 +134,15 @@ class ForeignExecutor:
         limits: ForeignLimits | None = None,
         isolation: str = "auto",
         cache_dir: Path | None = None,
+        shared_cache_dir: Path | None = None,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
         self._own_cache = cache_dir is None
         self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="unice-builds-"))
         self.cache_dir.mkdir(parents=True, exist_ok=True)
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        self.shared_cache_dir = Path(shared_cache_dir or Path(xdg) / "unice" / "shared-build")
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         self._builds: dict[str, _Build] = {}
@@ -145,8 +151,10 @@ class ForeignExecutor:
         if "seccomp" in self.isolation:
             self._bpf_path = self.cache_dir / "run-filter.bpf"
             self._bpf_path.write_bytes(_run_filter_bpf())
-        self.compile_seconds = 0.0
+        self.compile_seconds = 0.0  # wall seconds spent compiling
         self.compiles = 0
+        self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see _Tree)
+        self.processes = 0
 
     def __enter__(self) -> ForeignExecutor:
         return self
@@ -222,8 +230,8 @@ class ForeignExecutor:
         env.update(language.compile_env(path))
         binds = [path]
         if language.shared_cache_env:
-            shared = self.cache_dir / f"{language.name}-shared-cache"
-            shared.mkdir(exist_ok=True)
+            shared = self.shared_cache_dir / language.name
+            shared.mkdir(parents=True, exist_ok=True)
             env[language.shared_cache_env] = str(shared)
             binds.append(shared)
         rlimits = {
@@ -253,52 +261,63 @@ class ForeignExecutor:
 
     # -- run --------------------------------------------------------------------------
     def _run_cases(
-        self, language: Language, build: Path, n: int, timeout: float
+        self, language: Language, build: Path, n: int, timeout: float, start: int = 0
     ) -> list[TestOutcome]:
+        """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``)."""
         limits = self.limits
         spec = language.run_spec(limits.memory_mb)
         outcomes: list[TestOutcome | None] = [None] * n
         case_limits = [timeout] * n
-        start = 0
+        if start >= n:  # nothing to run: start the process anyway (start-up measurements)
+            self._run_once(language, build, spec, case_limits, start)
         while start < n:
-            read_fd, write_fd = os.pipe()
-            os.set_blocking(read_fd, False)
-            values = {"build": str(build), "start": str(start), "fd": str(write_fd)}
-            argv = [part.format(**values) for part in spec.argv]
-            env = _base_env()
-            env.update({key: value.format(**values) for key, value in spec.env.items()})
-            remaining = case_limits[start:]
-            rlimits = {
-                "cpu": math.ceil(limits.load + sum(remaining)) + 1,
-                "fsize": limits.max_output_bytes,
-                "core": 0,
-                "nofile": 1024,
-            }
-            if spec.address_space_limit:
-                rlimits["as"] = limits.memory_mb * 1024 * 1024
-            rss_mb = limits.memory_mb + (
-                0 if spec.address_space_limit else limits.runtime_overhead_mb
-            )
-            with tempfile.TemporaryDirectory(prefix="unice-run-") as scratch:
-                command = self._sandboxed(
-                    argv, rlimits, readonly=[build], cwd=Path(scratch), seccomp=True
-                )
-                watch = _Watch(rss_mb, limits.max_wall_factor)
-                end = _supervise(
-                    command,
-                    env,
-                    Path(scratch),
-                    write_fd,
-                    watch,
-                    case_limits,
-                    limits.load,
-                    read_fd,
-                    start,
-                )
+            end = self._run_once(language, build, spec, case_limits, start)
             start = self._settle(language, end, outcomes, case_limits, start)
         return [
             o if o is not None else TestOutcome("runtime_error", detail="not run") for o in outcomes
         ]
+
+    def _run_once(
+        self, language: Language, build: Path, spec: RunSpec, case_limits: list[float], start: int
+    ) -> _End:
+        """One sandboxed process running the cases from ``start`` on."""
+        limits = self.limits
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        values = {"build": str(build), "start": str(start), "fd": str(write_fd)}
+        argv = [part.format(**values) for part in spec.argv]
+        env = _base_env()
+        env.update({key: value.format(**values) for key, value in spec.env.items()})
+        remaining = case_limits[start:]
+        rlimits = {
+            "cpu": math.ceil(limits.load + sum(remaining)) + 1,
+            "fsize": limits.max_output_bytes,
+            "core": 0,
+            "nofile": 1024,
+        }
+        if spec.address_space_limit:
+            rlimits["as"] = limits.memory_mb * 1024 * 1024
+        rss_mb = limits.memory_mb + (0 if spec.address_space_limit else limits.runtime_overhead_mb)
+        with tempfile.TemporaryDirectory(prefix="unice-run-") as scratch:
+            command = self._sandboxed(
+                argv, rlimits, readonly=[build], cwd=Path(scratch), seccomp=True
+            )
+            watch = _Watch(rss_mb, limits.max_wall_factor)
+            end = _supervise(
+                command,
+                env,
+                Path(scratch),
+                write_fd,
+                watch,
+                case_limits,
+                limits.load,
+                read_fd,
+                start,
+            )
+        with self._locks_lock:
+            self.run_cpu_seconds += end.cpu
+            self.processes += 1
+        return end
 
     def _settle(
         self,
@@ -397,6 +416,7 @@ class _End:
     killed: str | None  # "timeout" / "memory" when the host killed it
     stdout: str
     stderr: str
+    cpu: float = 0.0  # CPU seconds of the process tree (sampled every poll)
 
 
 def _supervise(
@@ -511,7 +531,7 @@ def _supervise(
             times[last] = tree.final_cpu - phase_cpu
     return _End(
         results, times, running, last, proc.returncode, killed,
-        _tail(stdout_path), _tail(stderr_path),
+        _tail(stdout_path), _tail(stderr_path), tree.final_cpu,
     )  # fmt: skip
 
 
