@@ -369,6 +369,8 @@ class ForeignExecutor:
         readonly: list[Path] = (),  # type: ignore[assignment]
         seccomp: bool = True,
     ) -> _Command:
+        # The host's PATH finds the tool (a toolchain outside /usr/bin, e.g. under ~/.cargo).
+        argv = [shutil.which(argv[0]) or argv[0], *argv[1:]] if "/" not in argv[0] else argv
         prlimit = ["prlimit", *(f"--{name}={value}" for name, value in rlimits.items()), "--"]
         if not self.isolation.startswith("bwrap"):
             return _Command([*prlimit, *argv], cwd, None)

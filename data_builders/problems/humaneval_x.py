@@ -38,6 +38,7 @@ GO_HELPERS = (
     "math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand",
     "crypto/md5",
 )  # fmt: skip
+RUST_CRATE_USES = ("use rand::Rng;", "use regex::Regex;", "use md5;")
 _FIELDS = ("task_id", "prompt", "canonical_solution", "test")
 
 
@@ -68,7 +69,7 @@ def problem_from_record(record: dict[str, Any], where: str) -> Problem:
         task_id=record["task_id"],
         prompt=record["prompt"],
         nl=record.get("text", "") or "",
-        reference=record["prompt"] + record["canonical_solution"],
+        reference=record["prompt"] + record["canonical_solution"],  # see program_and_test
         entry_point=None,
         test=record["test"],
         metadata=metadata,
@@ -129,6 +130,16 @@ def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
             "\nimport (\n" + "".join(f"    {p}\n" for p in extra) + ")\n" if extra else ""
         )
         return code, header + "\n" + (problem.test or "")
+    if language == "rust":
+        # CodeGeeX: an empty main, the declaration (uses + signature), the prompt (a comment).
+        # The rand/regex/md5 crates the declarations `use` are not available offline: their
+        # `use` lines are dropped, so only programs that call them fail (to compile).
+        declaration = "".join(
+            line
+            for line in problem.metadata.get("declaration", "").splitlines(keepends=True)
+            if line.strip() not in RUST_CRATE_USES
+        )
+        return "\nfn main(){ \n } \n" + declaration + prompt + completion, problem.test or ""
     return prompt + completion, problem.test or ""
 
 

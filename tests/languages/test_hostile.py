@@ -88,10 +88,35 @@ JS_EXPECTED = {
     "flood": None,
 }
 
+RUST_TEST = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn test_attack() {
+        assert_eq!(attack(), 0);
+        assert_eq!(ok(), 1);
+    }
+}
+"""
+_RUST = "fn main() {}\nfn ok() -> i32 { 1 }\nfn attack() -> i32 {\n%s\n}\n"
+RUST = {
+    "fork": _RUST % '    std::process::Command::new("true").status().map(|_| 1).unwrap_or(0)',
+    "memory": _RUST
+    % "    let mut v: Vec<Vec<u8>> = Vec::new();\n    loop { v.push(vec![1u8; 64 << 20]); }",
+    "network": _RUST % '    std::net::TcpStream::connect("127.0.0.1:22").map(|_| 1).unwrap_or(0)',
+}
+RUST_EXPECTED = {
+    "fork": ["pass", "pass"],
+    "memory": None,  # Rust aborts on a failed allocation (SIGABRT): a signal
+    "network": ["pass", "pass"],
+}
+
 CASES = [
     ("cpp", {k: CPP_HEAD + v for k, v in CPP.items()}, CPP_TEST, CPP_EXPECTED),
     ("java", JAVA, JAVA_TEST, JAVA_EXPECTED),
     ("js", JS, JS_TEST, JS_EXPECTED),
+    ("rust", RUST, RUST_TEST, RUST_EXPECTED),
 ]
 
 

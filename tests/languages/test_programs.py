@@ -85,6 +85,30 @@ func TestF(t *testing.T) {
 """
 GO = "func F(x int) int {\n    if x == 2 {\n        var m map[int]int\n        m[0] = 1\n    }\n    if x == 3 {\n        return 0\n    }\n    return x + 1\n}\n"
 
+RUST_TEST = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_f() {
+        assert_eq!(f(1), 2);
+        assert_eq!(f(2), 3);
+        assert!(f(3) == 4);
+    }
+}
+"""
+_RUST = "fn main() {}\nfn f(x: i32) -> i32 {\n%s\n}\n"
+RUST = {
+    "correct": _RUST % "    x + 1",
+    "wrong": _RUST % "    if x < 3 { x + 1 } else { 0 }",
+    "broken": _RUST % "    x + ",
+    "crash": _RUST % "    let v: Vec<i32> = vec![];\n    if x == 2 { return v[5]; }\n    x + 1",
+    "exit": _RUST % "    if x == 2 { std::process::exit(0); }\n    x + 1",
+    "loop": _RUST
+    % "    let mut y = 0u64;\n    while x == 2 { y = std::hint::black_box(y.wrapping_add(1)); }\n    x + 1",
+}
+
 P, W, R, T, S, C = "pass", "wrong_answer", "runtime_error", "timeout", "signal", "compile_error"
 EXPECTED = {
     "correct": ([P, P, P], 1.0, True),
@@ -99,6 +123,7 @@ CASES = [
     ("cpp", CPP, CPP_TEST, {"crash": ([P, S, P], 2 / 3, False)}),
     ("java", JAVA, JAVA_TEST, {"crash": ([P, R, P], 2 / 3, False)}),
     ("js", JS, JS_TEST, {"crash": ([P, R, P], 2 / 3, False)}),
+    ("rust", RUST, RUST_TEST, {"crash": ([P, R, P], 2 / 3, False)}),
 ]
 
 

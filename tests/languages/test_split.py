@@ -98,7 +98,15 @@ def test_go_splits_testify_checks_but_not_assert_new() -> None:
     ]
 
 
-@pytest.mark.parametrize("language", ["cpp", "java", "js", "go"])
+def test_rust_splits_assert_macros() -> None:
+    test = 'mod tests {\n fn t() {\n  assert_eq!(f(vec![1, 2]), 3);\n  let x = 1;\n  assert!(g("a)") < x);\n }\n}\n'
+    assert get_language("rust").split(test) == [
+        "assert_eq!(f(vec![1, 2]), 3)",
+        'assert!(g("a)") < x)',
+    ]
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "js", "go", "rust"])
 def test_a_test_without_assertions_is_refused(language: str) -> None:
     with pytest.raises(SplitError):
         get_language(language).split("int main() { return 0; }\n")

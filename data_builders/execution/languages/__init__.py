@@ -15,8 +15,9 @@ _MODULES = {
     "java": ("java", "Java"),
     "js": ("js", "JavaScript"),
     "go": ("go", "Go"),
+    "rust": ("rust", "Rust"),
 }
-ALIASES = {"c++": "cpp", "javascript": "js", "node": "js", "golang": "go"}
+ALIASES = {"c++": "cpp", "javascript": "js", "node": "js", "golang": "go", "rs": "rust"}
 LANGUAGES: tuple[str, ...] = tuple(_MODULES)
 
 __all__ = ["ALIASES", "LANGUAGES", "Driver", "Language", "RunSpec", "SplitError", "get_language"]

@@ -1,0 +1,110 @@
+"""Rust (``rustc --test``, debug build as ``cargo test`` makes it: overflow checks on).
+
+HumanEval-X's Rust tests are ``#[cfg(test)] mod tests { #[test] fn test_x() { assert!(...);
+assert_eq!(a, b); ... } }``. Each ``assert!``/``assert_eq!``/``assert_ne!`` becomes
+``__unice_case(k, || { assert_eq!(a, b); true })``: the case's panic is caught, and a panic
+whose message starts with "assertion" is a failed assertion, any other (an index out of
+bounds, an overflow in the candidate) a runtime error. Start case and result descriptor
+come from the environment (the test binary owns its command line).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.source import find_calls, replace_spans
+
+_MACROS = r"assert(?:_eq|_ne)?!"
+
+SUPPORT = r"""
+#[allow(dead_code)]
+fn __unice_mark(what: &str, k: usize) {
+    use std::io::Write;
+    let fd = std::env::var("UNICE_FD").unwrap_or_else(|_| "2".to_string());
+    if let Ok(mut out) = std::fs::OpenOptions::new().write(true).open(format!("/proc/self/fd/{}", fd)) {
+        let _ = out.write_all(format!("{} {}\n", what, k).as_bytes());
+    }
+}
+
+#[allow(dead_code)]
+fn __unice_case<F: FnOnce() -> bool>(k: usize, f: F) -> bool {
+    let start: usize = std::env::var("UNICE_START").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    if k < start {
+        return true;
+    }
+    __unice_mark("S", k);
+    std::panic::set_hook(Box::new(|_| {}));
+    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(true) => "P",
+        Ok(false) => "F",
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .map(|s| s.as_str())
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("");
+            if message.starts_with("assertion") { "F" } else { "E" }
+        }
+    };
+    __unice_mark(code, k);
+    true
+}
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _rustc() -> str | None:
+    """The real compiler (not rustup's proxy, which needs $HOME inside the sandbox)."""
+    proxy = shutil.which("rustc")
+    if proxy is None:
+        return None
+    try:
+        sysroot = subprocess.run(
+            [proxy, "--print", "sysroot"], capture_output=True, text=True, timeout=60, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    real = Path(sysroot, "bin", "rustc")
+    return str(real) if real.exists() else os.path.realpath(proxy)
+
+
+class Rust(Language):
+    name = "rust"
+    executables = ("rustc",)
+    install_hint = "apt install rustc (or rustup)"
+    compiler_address_space_limit = False  # rustc reserves address space it never touches
+
+    def missing_toolchain(self) -> str | None:
+        return super().missing_toolchain() or (None if _rustc() else "rust: rustc does not run")
+
+    def _calls(self, test: str) -> list[tuple[int, int, int]]:
+        calls = find_calls(test, _MACROS)
+        if not calls:
+            raise SplitError("no assert!/assert_eq!/assert_ne! in the Rust test")
+        return calls
+
+    def split(self, test: str) -> list[str]:
+        return [test[start : close + 1] for start, _, close in self._calls(test)]
+
+    def driver(self, source: str, test: str) -> Driver:
+        edits = [
+            (start, close + 1, f"__unice_case({k}, || {{ {test[start : close + 1]}; true }})")
+            for k, (start, _, close) in enumerate(self._calls(test))
+        ]
+        text = f"{source}\n{SUPPORT}\n{replace_spans(test, edits)}\n"
+        return Driver({"main.rs": text}, len(edits))
+
+    def compile_argv(self, build: Path) -> list[str]:
+        rustc = _rustc() or "rustc"
+        return [rustc, "--edition", "2021", "--test", "-A", "warnings", "-o", "prog", "main.rs"]
+
+    def run_spec(self, memory_mb: int) -> RunSpec:
+        return RunSpec(
+            ["{build}/prog", "--test-threads=1", "-q"],
+            env={"UNICE_START": "{start}", "UNICE_FD": "{fd}"},
+        )
