@@ -43,6 +43,12 @@ PROGRAMS = {
         "    assert(f({i}) == {j});",
         "\n",
     ),
+    "rust": (
+        "fn main() {}\nfn f(x: i32) -> i32 {\n    x + 1\n}\n",
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn test_f() {\n{asserts}\n    }\n}\n",
+        "        assert_eq!(f({i}), {j});",
+        "\n",
+    ),
     "go": (
         "func F(x int) int {\n    return x + 1\n}\n",
         'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n\n'
@@ -98,7 +104,7 @@ def main() -> None:
         )
         print(
             "| language | start-up per process wall / CPU s | one process for all: wall / CPU s"
-            " | one process per assertion (est.): wall / CPU s | saving (CPU) |"
+            " | one process per assertion (est.): wall / CPU s | saving (wall) |"
         )
         print("| --- | --- | --- | --- | --- |")
         for language in args.languages.split(","):
