@@ -177,14 +177,15 @@ class ForeignExecutor:
             driver = language.driver(program.source, program.test)
         except (SplitError, ValueError) as exc:
             raise SplitError(f"{program.language}: cannot split the test: {exc}") from exc
-        build = self._build(language, driver.files)
+        build = self._build(language, driver.files, driver.mode)
         if not build.ok:
             detail = build.log[-2000:]
             outcomes = [TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)]
             return ProgramResult(outcomes, self.isolation)
         timeout = program.timeout if program.timeout is not None else self.limits.timeout
         return ProgramResult(
-            self._run_cases(language, build.path, driver.n_cases, timeout), self.isolation
+            self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
+            self.isolation,
         )
 
     def map(self, programs: Iterable[ForeignProgram]) -> Iterator[ProgramResult]:
@@ -193,8 +194,8 @@ class ForeignExecutor:
             yield from pool.map(self.run, programs)
 
     # -- compile ----------------------------------------------------------------------
-    def _build(self, language: Language, files: dict[str, str]) -> _Build:
-        argv = language.compile_argv(Path("."))
+    def _build(self, language: Language, files: dict[str, str], mode: str = "") -> _Build:
+        argv = language.compile_argv(Path("."), mode)
         digest = hashlib.sha256(
             repr((language.name, sorted(files.items()), argv)).encode()
         ).hexdigest()
@@ -284,11 +285,17 @@ class ForeignExecutor:
 
     # -- run --------------------------------------------------------------------------
     def _run_cases(
-        self, language: Language, build: Path, n: int, timeout: float, start: int = 0
+        self,
+        language: Language,
+        build: Path,
+        n: int,
+        timeout: float,
+        start: int = 0,
+        mode: str = "",
     ) -> list[TestOutcome]:
         """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``)."""
         limits = self.limits
-        spec = language.run_spec(limits.memory_mb)
+        spec = language.run_spec(limits.memory_mb, mode)
         outcomes: list[TestOutcome | None] = [None] * n
         case_limits = [timeout] * n
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)

@@ -30,6 +30,9 @@ class Driver:
 
     files: dict[str, str]
     n_cases: int
+    mode: str = ""
+    """A language's own variant of how to build and run this driver (Java: the class that
+    holds ``main``; Rust: ``"test"`` for a ``#[test]`` harness, ``"main"`` for ``fn main``)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class Language:
         """The program plus its test rewritten into numbered, self-reporting cases."""
         raise NotImplementedError
 
-    def compile_argv(self, build: Path) -> list[str] | None:
+    def compile_argv(self, build: Path, mode: str = "") -> list[str] | None:
         """The compile command run in ``build`` (None: nothing to compile)."""
         return None
 
@@ -84,7 +87,7 @@ class Language:
         """Extra environment for the compile step."""
         return {}
 
-    def run_spec(self, memory_mb: int) -> RunSpec:
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         """How to run the built driver with a memory cap of ``memory_mb``."""
         raise NotImplementedError
 

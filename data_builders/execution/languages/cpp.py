@@ -4,6 +4,7 @@ Each ``assert(X)`` inside ``main`` becomes ``__unice_case(k, [&]() -> bool { ret
 the lambda runs only for ``k >= start``, and a failed condition is reported instead of
 calling ``abort`` (which would end the process and every later assertion with it).
 Exceptions escaping the candidate are caught per case (``std::bad_alloc`` is ``memory``).
+MultiPL-E's C++ tests (``int main() { auto candidate = f; assert(...); }``) split the same way.
 """
 
 from __future__ import annotations
@@ -20,22 +21,33 @@ from data_builders.execution.languages.source import (
 )
 
 SUPPORT = r"""
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <new>
-#include <unistd.h>
+extern "C" long write(int, const void*, unsigned long);
 static int __unice_start = 0, __unice_fd = 2;
+static void __unice_mark(char c, int k) {
+    char buf[32], digits[16];
+    int n = 0, d = 0;
+    buf[n++] = c;
+    buf[n++] = ' ';
+    do { digits[d++] = (char)('0' + k % 10); k /= 10; } while (k);
+    while (d) buf[n++] = digits[--d];
+    buf[n++] = '\n';
+    write(__unice_fd, buf, (unsigned long)n);
+}
+static int __unice_int(const char* s) {
+    int v = 0;
+    while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
+    return v;
+}
 template <class F> static bool __unice_case(int k, F f) {
     if (k < __unice_start) return true;
-    dprintf(__unice_fd, "S %d\n", k);
+    __unice_mark('S', k);
     try {
-        bool ok = f();
-        dprintf(__unice_fd, "%c %d\n", ok ? 'P' : 'F', k);
+        __unice_mark(f() ? 'P' : 'F', k);
     } catch (const std::bad_alloc&) {
-        dprintf(__unice_fd, "M %d\n", k);
+        __unice_mark('M', k);
     } catch (...) {
-        dprintf(__unice_fd, "E %d\n", k);
+        __unice_mark('E', k);
     }
     return true;
 }
@@ -43,7 +55,7 @@ template <class F> static bool __unice_case(int k, F f) {
 
 MAIN = r"""
 int main(int argc, char** argv) {
-    if (argc > 2) { __unice_start = atoi(argv[1]); __unice_fd = atoi(argv[2]); }
+    if (argc > 2) { __unice_start = __unice_int(argv[1]); __unice_fd = __unice_int(argv[2]); }
     __unice_main();
     return 0;
 }
@@ -93,11 +105,14 @@ class Cpp(Language):
         edits.append((match.start(), match.end(), "static int __unice_main() {"))
         edits.append((body_end, body_end, "\nreturn 0;\n"))
         rewritten = replace_spans(test, edits)
-        text = f"{source}\n{SUPPORT}\n{rewritten}\n{MAIN}"
+        # The support code goes first, with no header but <new>, so it neither supplies
+        # includes the program forgot nor lands inside a function the test closes
+        # (MultiPL-E's tests start with the "}" the completion was cut before).
+        text = f"{SUPPORT}\n{source}\n{rewritten}\n{MAIN}"
         return Driver({"main.cpp": text}, len(calls))
 
-    def compile_argv(self, build: Path) -> list[str]:
+    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return ["g++", *self.flags, "-o", "prog", "main.cpp", *self.libraries]
 
-    def run_spec(self, memory_mb: int) -> RunSpec:
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(["{build}/prog", "{start}", "{fd}"])

@@ -103,13 +103,13 @@ class Go(Language):
         text = f"{head}\n{source}\n{body}\n"
         return Driver({"main_test.go": text, "unice_support_test.go": SUPPORT}, len(calls))
 
-    def compile_argv(self, build: Path) -> list[str]:
+    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return ["go", "test", "-c", "-o", "prog.test", "."]
 
     def compile_env(self, build: Path) -> dict[str, str]:
         return {"GOPATH": GOPATH, "GO111MODULE": "off", "CGO_ENABLED": "0"}
 
-    def run_spec(self, memory_mb: int) -> RunSpec:
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
             ["{build}/prog.test", "-test.run", "^Test", "-test.count", "1"],
             env={"UNICE_START": "{start}", "UNICE_FD": "{fd}", "GOMEMLIMIT": f"{memory_mb}MiB"},

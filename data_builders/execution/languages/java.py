@@ -2,8 +2,8 @@
 
 HumanEval-X tests build ``List<Boolean> correct = Arrays.asList(e1, ..., en)`` and throw if
 it contains ``false``: each ``e_k`` becomes a case. Other statements of ``main`` that throw
-``AssertionError`` (a loop of random checks), and MultiPL-E's ``assert(...)``/``if (!(...))
-throw`` forms, become one case each. One JVM runs every case of a program (start-up is
+``AssertionError`` (a loop of random checks), and MultiPL-E's ``assert(...)`` statements
+(its ``main`` sits in ``class Problem``, which is then the class run), become one case each. One JVM runs every case of a program (start-up is
 paid once per program, not per assertion).
 """
 
@@ -50,7 +50,8 @@ SUPPORT = r"""
 """
 
 _MAIN = r"public\s+static\s+void\s+main\s*\(\s*String\s*(?:\[\]\s*\w+|\w+\s*\[\]|\.\.\.\s*\w+)\s*\)"
-_CLASS = r"public\s+class\s+Main\s*\{"
+_CLASS_NAME = re.compile(r"\bclass\s+(\w+)")
+_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:final\s+)?class\s+(\w+)")
 _CORRECT = re.compile(r"List\s*<\s*Boolean\s*>\s+correct\s*=\s*Arrays\.asList\s*\(")
 _CORRECT_CHECK = re.compile(
     r"if\s*\(\s*correct\.contains\s*\(\s*false\s*\)\s*\)\s*\{?\s*throw\s+new\s+AssertionError\s*\([^)]*\)\s*;\s*\}?\s*$"
@@ -115,24 +116,32 @@ class Java(Language):
 
     def driver(self, source: str, test: str) -> Driver:
         edits, cases, (h_start, h_end) = self._cases(test)
+        # The support methods go into the class that holds main, just before main.
         edits.append(
-            (h_start, h_end, "static void __unice_main(String[] __unice_args) throws Exception")
+            (
+                h_start,
+                h_end,
+                SUPPORT + "\n    static void __unice_main(String[] __unice_args) throws Exception",
+            )
         )
         rewritten = replace_spans(test, edits)
-        cls = find_code(rewritten, _CLASS)
-        if cls is None:
-            raise SplitError("no 'public class Main {' in the Java test")
-        rewritten = rewritten[: cls.end()] + SUPPORT + rewritten[cls.end() :]
-        return Driver({"Main.java": f"{source}\n{rewritten}\n"}, len(cases))
+        text = f"{source}\n{rewritten}\n"
+        main_at = len(source) + 1 + h_start
+        mask = code_mask(text)
+        owners = [m for m in _CLASS_NAME.finditer(text[:main_at]) if mask[m.start()]]
+        main_class = owners[-1].group(1) if owners else "Main"
+        public = _PUBLIC_CLASS.search(text)
+        file = f"{public.group(1) if public else main_class}.java"
+        return Driver({file: text}, len(cases), f"{main_class} {file}")
 
-    def compile_argv(self, build: Path) -> list[str]:
+    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return [
             "javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
             "-J-XX:-UsePerfData", "-nowarn", "-encoding", "UTF-8", "-cp", JAVATUPLES,
-            "-d", "classes", "Main.java",
+            "-d", "classes", (mode.split() or ["", "Main.java"])[-1],
         ]  # fmt: skip
 
-    def run_spec(self, memory_mb: int) -> RunSpec:
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
             [
                 "java",

@@ -4,8 +4,9 @@ HumanEval-X's Rust tests are ``#[cfg(test)] mod tests { #[test] fn test_x() { as
 assert_eq!(a, b); ... } }``. Each ``assert!``/``assert_eq!``/``assert_ne!`` becomes
 ``__unice_case(k, || { assert_eq!(a, b); true })``: the case's panic is caught, and a panic
 whose message starts with "assertion" is a failed assertion, any other (an index out of
-bounds, an overflow in the candidate) a runtime error. Start case and result descriptor
-come from the environment (the test binary owns its command line).
+bounds, an overflow in the candidate) a runtime error. MultiPL-E's Rust tests put the
+assertions in ``fn main`` instead: that driver is built as a plain binary. Start case and
+result descriptor come from the environment (the test binary owns its command line).
 """
 
 from __future__ import annotations
@@ -96,15 +97,18 @@ class Rust(Language):
             (start, close + 1, f"__unice_case({k}, || {{ {test[start : close + 1]}; true }})")
             for k, (start, _, close) in enumerate(self._calls(test))
         ]
-        text = f"{source}\n{SUPPORT}\n{replace_spans(test, edits)}\n"
-        return Driver({"main.rs": text}, len(edits))
+        # Last: Rust items need no order, and MultiPL-E's test starts by closing the function.
+        text = f"{source}\n{replace_spans(test, edits)}\n{SUPPORT}"
+        mode = "test" if "#[test]" in test else "main"
+        return Driver({"main.rs": text}, len(edits), mode)
 
-    def compile_argv(self, build: Path) -> list[str]:
+    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         rustc = _rustc() or "rustc"
-        return [rustc, "--edition", "2021", "--test", "-A", "warnings", "-o", "prog", "main.rs"]
+        harness = ["--test"] if mode != "main" else []
+        return [rustc, "--edition", "2021", *harness, "-A", "warnings", "-o", "prog", "main.rs"]
 
-    def run_spec(self, memory_mb: int) -> RunSpec:
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
-            ["{build}/prog", "--test-threads=1", "-q"],
+            ["{build}/prog"] if mode == "main" else ["{build}/prog", "--test-threads=1", "-q"],
             env={"UNICE_START": "{start}", "UNICE_FD": "{fd}"},
         )
