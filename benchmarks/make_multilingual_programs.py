@@ -54,6 +54,8 @@ OPERATORS = [
 
 def mutants(code: str, count: int, rng: random.Random) -> list[str]:
     """Up to ``count`` distinct one-edit mutants of ``code`` (operator and site chosen by ``rng``)."""
+    if count <= 0:
+        return []
     sites = [
         (m.start(), m.end(), new) for pattern, new in OPERATORS for m in re.finditer(pattern, code)
     ]
