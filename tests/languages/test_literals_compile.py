@@ -80,6 +80,12 @@ CASES = {
 }
 TOOLS = {"cpp": ["g++"], "java": ["javac", "java"], "js": ["node"], "go": ["go"], "rust": ["rustc"]}
 GOPATH = Path("/usr/share/gocode")  # Debian's golang-github-stretchr-testify-dev
+JAVATUPLES = Path("/usr/share/java/javatuples.jar")  # Debian's libjavatuples-java
+if JAVATUPLES.is_file():  # MultiPL-E's Java tuples
+    CASES["java"] += [
+        ("Pair<Integer, String>", (1, "b")),
+        ("Triplet<Long, Double, Boolean>", (1, 2, False)),
+    ]
 
 
 def _declare(language: str, index: int, spelled: str | None) -> tuple[str, Signature]:
@@ -129,6 +135,8 @@ def _program(language: str, wrong: bool) -> str:
         return f"{prelude}using namespace std;\n{defs}\nint main(){{\n    {body}\n}}\n"
     if language == "java":
         main = f"        Solution s = new Solution();\n        {body.replace(chr(10), chr(10) + '    ')}"
+        if JAVATUPLES.is_file():
+            prelude += "import org.javatuples.*;\n"
         return f"{prelude}class Solution {{\n{defs}}}\npublic class Main {{\n    public static void main(String[] args) {{\n{main}\n    }}\n}}\n"
     if language == "js":
         return f"{prelude}{defs}\n{body}\n"
@@ -148,8 +156,9 @@ def _run(language: str, source: str, folder: Path) -> subprocess.CompletedProces
         return built if built.returncode else sh("./main")
     if language == "java":
         (folder / "Main.java").write_text(source)
-        built = sh("javac", "Main.java")
-        return built if built.returncode else sh("java", "-ea", "Main")
+        cp = f".:{JAVATUPLES}"
+        built = sh("javac", "-cp", cp, "Main.java")
+        return built if built.returncode else sh("java", "-ea", "-cp", cp, "Main")
     if language == "js":
         (folder / "main.js").write_text(source)
         return sh("node", "main.js")
