@@ -36,13 +36,20 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _int_text(value: int) -> str:
+    """An int for a message: huge ones by size (``str`` refuses over 4300 digits)."""
+    return str(value) if value.bit_length() <= 128 else f"of {value.bit_length()} bits"
+
+
 def _fit_int(value: Any, t: Type, language: str) -> int:
     if not _is_int(value):
         raise Untranslatable(f"{_kind(value)} where {language} {_spell(t)} is declared")
     bits = t.bits or 64
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if t.signed else (0, 2**bits - 1)
     if not low <= value <= high:
-        raise Untranslatable(f"int {value} does not fit {language} {_spell(t)} ({bits}-bit)")
+        raise Untranslatable(
+            f"int {_int_text(value)} does not fit {language} {_spell(t)} ({bits}-bit)"
+        )
     return value
 
 
@@ -50,7 +57,7 @@ def _fit_float(value: Any, t: Type, language: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise Untranslatable(f"{_kind(value)} where {language} {_spell(t)} is declared")
     if _is_int(value) and abs(value) > 2**53:
-        raise Untranslatable(f"int {value} is not exact as a {language} {_spell(t)}")
+        raise Untranslatable(f"int {_int_text(value)} is not exact as a {language} {_spell(t)}")
     number = float(value)
     if not math.isfinite(number):
         raise Untranslatable(f"non-finite float {number} has no {language} literal")
@@ -296,7 +303,7 @@ def js_literal(value: Any, t: Type = ANY) -> str:
         return "true" if value else "false"
     if _is_int(value):
         if abs(value) > 2**53:
-            raise Untranslatable(f"int {value} is not exact as a JavaScript number")
+            raise Untranslatable(f"int {_int_text(value)} is not exact as a JavaScript number")
         return str(value)
     if isinstance(value, float):
         if math.isnan(value):

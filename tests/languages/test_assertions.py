@@ -107,7 +107,7 @@ ASSERTIONS = [
         True,
         "assert ((has_close_elements(std::vector<float>{1.0f, 2.5f}, 0.5f) == true));",
     ),
-    (CPP_FLOAT, (3.5,), 0.5, "assert (std::abs(truncate_number(3.5f) - 0.5f) < 1e-06);"),
+    (CPP_FLOAT, (3.5,), 0.5, "assert (std::abs(truncate_number(3.5f) - 0.5f) < 0.0001);"),
     (
         JAVA_ROW,
         ([3, 4],),

@@ -202,3 +202,13 @@ def test_untranslatable_values_say_why(language, t, value, reason):
 def test_unknown_language_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown language 'cobol'"):
         literal("cobol", 1, parse_cpp_type("int"))
+
+
+def test_huge_ints_are_untranslatable_with_a_short_reason():
+    huge = 10**5000  # str() of it raises in Python >= 3.11: the reason gives its size instead
+    with pytest.raises(Untranslatable, match="int of 16610 bits does not fit Java int"):
+        literal("java", huge, parse_java_type("int"))
+    with pytest.raises(
+        Untranslatable, match="int of 16610 bits is not exact as a JavaScript number"
+    ):
+        literal("js", -huge, parse_java_type("Object"))
