@@ -142,22 +142,20 @@ class Java(Language):
         ]  # fmt: skip
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
+        main_class = (mode.split() or ["Main"])[0]
+        flags = [
+            "-ea", f"-Xmx{memory_mb}m", "-Xss8m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData", "-XX:ActiveProcessorCount=1", "-Xshare:auto",
+        ]  # fmt: skip
         return RunSpec(
             [
                 "java",
-                "-ea",
-                f"-Xmx{memory_mb}m",
-                "-Xss8m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData",
-                "-XX:ActiveProcessorCount=1",
-                "-Xshare:auto",
+                *flags,
                 "-cp",
                 f"{{build}}/classes:{JAVATUPLES}",
-                "Main",
+                main_class,
                 "{start}",
                 "{fd}",
-            ],  # fmt: skip
+            ],
             address_space_limit=False,
         )
