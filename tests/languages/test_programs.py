@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.languages.conftest import run, statuses
+from data_builders.execution.foreign import ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.execution.types import ProgramResult
+from tests.languages.conftest import need, run, statuses
 
 CPP_TEST = """#include<assert.h>
 int main(){
@@ -127,14 +130,30 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def results(foreign) -> dict[tuple[str, str], ProgramResult]:
+    """Every program of every installed language, run two at a time (builds in parallel)."""
+    jobs = [
+        (lang, kind, ForeignProgram(lang, source, test))
+        for lang, programs, test, _ in CASES
+        if get_language(lang).missing_toolchain() is None
+        for kind, source in programs.items()
+    ]
+    return {
+        (lang, kind): result
+        for (lang, kind, _), result in zip(jobs, foreign.map(p for _, _, p in jobs), strict=True)
+    }
+
+
 @pytest.mark.parametrize(
     ("language", "kind"),
     [(lang, kind) for lang, programs, _, _ in CASES for kind in programs],
 )
-def test_program_statuses_and_pass_ratio(foreign, language: str, kind: str) -> None:
-    _, programs, test, special = next(c for c in CASES if c[0] == language)
+def test_program_statuses_and_pass_ratio(results, language: str, kind: str) -> None:
+    need(language)
+    _, _, _, special = next(c for c in CASES if c[0] == language)
     expected_statuses, ratio, executable = special.get(kind) or EXPECTED[kind]
-    result = run(foreign, language, programs[kind], test)
+    result = results[(language, kind)]
     assert statuses(result) == expected_statuses, [o.detail for o in result.outcomes]
     assert result.pass_ratio == pytest.approx(ratio)
     assert result.executable is executable
