@@ -152,7 +152,7 @@ def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: li
         atomic_writer(args.out) as out,
     ):
         try:
-            for sample, result in zip(samples, executor.map(programs), strict=True):
+            for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
                 row = {k: v for k, v in sample.items() if k != "_line"}
                 row.update(result.to_dict())
                 passed += row["passed"]

@@ -188,10 +188,25 @@ class ForeignExecutor:
             self.isolation,
         )
 
-    def map(self, programs: Iterable[ForeignProgram]) -> Iterator[ProgramResult]:
-        """Results in input order, ``workers`` programs at a time."""
-        with concurrent.futures.ThreadPoolExecutor(self.workers) as pool:
-            yield from pool.map(self.run, programs)
+    def map(
+        self, programs: Iterable[ForeignProgram], progress: str | None = None
+    ) -> Iterator[ProgramResult]:
+        """Results in input order, ``workers`` programs at a time (``progress``: a label for
+        a progress bar on stderr)."""
+        from tqdm import tqdm
+
+        total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
+        bar = tqdm(
+            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
+        )
+        pool = concurrent.futures.ThreadPoolExecutor(self.workers)
+        try:
+            for result in pool.map(self.run, programs):
+                yield result
+                bar.update(1)
+        finally:  # a map stopped early does not run the programs nobody will read
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
 
     # -- compile ----------------------------------------------------------------------
     def _build(self, language: Language, files: dict[str, str], mode: str = "") -> _Build:
