@@ -42,6 +42,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from data_builders.execution.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.languages import Language, RunSpec, SplitError, get_language
 from data_builders.execution.types import ProgramResult, TestOutcome
 
@@ -54,8 +55,10 @@ _DENY = (
     "fork", "vfork", "execveat", "ptrace", "mount", "umount2", "unshare", "setns", "bpf",
     "pivot_root", "chroot", "keyctl", "add_key", "request_key", "perf_event_open",
     "process_vm_readv", "process_vm_writev", "io_uring_setup", "userfaultfd", "kexec_load",
-    "reboot", "socket", "socketpair",
+    "reboot", "socket",
 )  # fmt: skip
+"""Denied in runs. ``socketpair`` stays allowed: the JVM's NIO makes one on first use of a
+file channel, and a connected pair reaches nothing (the network namespace is empty)."""
 
 
 class ToolchainMissingError(RuntimeError):
@@ -126,6 +129,9 @@ class ForeignExecutor:
         shared_cache_dir: the compiler caches a language may share between programs (Go's
             compiled standard library and testify: ~1 CPU-minute to build once), default
             ``$XDG_CACHE_HOME/unice/shared-build``; writable by the compile sandbox only.
+        compile_servers: compile with one long-lived compiler per language where the
+            language has one (Java: ``compile_server.py``); False runs the command line
+            for every program.
     """
 
     def __init__(
@@ -135,6 +141,7 @@ class ForeignExecutor:
         isolation: str = "auto",
         cache_dir: Path | None = None,
         shared_cache_dir: Path | None = None,
+        compile_servers: bool = True,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
@@ -151,6 +158,8 @@ class ForeignExecutor:
         if "seccomp" in self.isolation:
             self._bpf_path = self.cache_dir / "run-filter.bpf"
             self._bpf_path.write_bytes(_run_filter_bpf())
+        self.use_compile_servers = compile_servers
+        self._servers: dict[str, CompileServer] = {}
         self.compile_seconds = 0.0  # wall seconds spent compiling
         self.compiles = 0
         self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see _Tree)
@@ -163,6 +172,8 @@ class ForeignExecutor:
         self.close()
 
     def close(self) -> None:
+        for server in self._servers.values():
+            server.close()
         if self._own_cache:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
 
@@ -241,6 +252,21 @@ class ForeignExecutor:
             (path / name).write_text(text)
         if argv is None:
             return _Build(True, path)
+        server = self._server(language)
+        if server is not None:
+            started = time.monotonic()
+            try:
+                ok, log, _ = server.compile(path)
+            except ServerFailedError as exc:
+                print(
+                    f"warning: {language.name} compile server failed ({exc}); using {argv[0]}",
+                    file=sys.stderr,
+                )
+            else:
+                seconds = time.monotonic() - started
+                self.compiles += 1
+                self.compile_seconds += seconds
+                return _Build(ok, path, log[-4000:], seconds)
         if not language.shared_cache_env:
             return self._compile_in_sandbox(language, path, argv, None)
         shared = self.shared_cache_dir / language.name
@@ -258,6 +284,22 @@ class ForeignExecutor:
             if cold and build.ok:
                 warm.write_text("")
             return build
+
+    def _server(self, language: Language) -> CompileServer | None:
+        """The language's compile server (started on first use), or None."""
+        spec = language.compile_server
+        if spec is None or not self.use_compile_servers:
+            return None
+        with self._locks_lock:
+            if language.name not in self._servers:
+                digest = hashlib.sha256(repr(sorted(spec.files.items())).encode()).hexdigest()[:16]
+                home = self.shared_cache_dir / f"{language.name}-server-{digest}"
+                builds = self.cache_dir / language.name
+                builds.mkdir(parents=True, exist_ok=True)
+                self._servers[language.name] = CompileServer(
+                    spec, home, builds, self._sandboxed, self.limits
+                )
+            return self._servers[language.name]
 
     def _compile_in_sandbox(
         self,

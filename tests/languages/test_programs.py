@@ -191,3 +191,17 @@ def test_builds_are_reused(foreign) -> None:
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
     assert foreign.compiles - before <= 1
+
+
+def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
+    """The warm javac server (default) and one javac per program give the same statuses."""
+    need("java")
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    programs = [ForeignProgram("java", JAVA[k], JAVA_TEST) for k in ("correct", "broken")]
+    with ForeignExecutor(
+        workers=2, limits=LIMITS, cache_dir=tmp_path, compile_servers=False
+    ) as plain:
+        by_command_line = [statuses(r) for r in plain.map(programs)]
+    assert by_command_line == [statuses(r) for r in foreign.map(programs)] == [[P, P, P], [C, C, C]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from data_builders.execution.compile_server import ServerSpec
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
 from data_builders.execution.languages.source import (
     code_mask,
@@ -57,6 +58,10 @@ _CORRECT_CHECK = re.compile(
     r"if\s*\(\s*correct\.contains\s*\(\s*false\s*\)\s*\)\s*\{?\s*throw\s+new\s+AssertionError\s*\([^)]*\)\s*;\s*\}?\s*$"
 )
 _ASSERTING = re.compile(r"throw\s+new\s+AssertionError|\bassert\b")
+
+
+def _server_source() -> str:
+    return (Path(__file__).parent / "java_server" / "UniceJavac.java").read_text()
 
 
 class Java(Language):
@@ -133,6 +138,24 @@ class Java(Language):
         public = _PUBLIC_CLASS.search(text)
         file = f"{public.group(1) if public else main_class}.java"
         return Driver({file: text}, len(cases), f"{main_class} {file}")
+
+    @property
+    def compile_server(self) -> ServerSpec:
+        """One warm javac for all programs (~0.15 CPU-s per program instead of ~1)."""
+        return ServerSpec(
+            files={"UniceJavac.java": _server_source()},
+            build_argv=["javac", "-nowarn", "-d", "{dir}", "{dir}/UniceJavac.java"],
+            run_argv=[
+                "java",
+                "-XX:+UseSerialGC",
+                "-Xmx1g",
+                "-XX:-UsePerfData",
+                "-cp",
+                "{dir}",
+                "UniceJavac",
+                JAVATUPLES,
+            ],  # fmt: skip
+        )
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return [
