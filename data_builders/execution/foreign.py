@@ -417,7 +417,9 @@ class ForeignExecutor:
         """Record one process's reports; return the case to resume from (len: done)."""
         n = len(outcomes)
         for k, status in end.results.items():
-            outcomes[k] = TestOutcome(status, time=end.times.get(k, 0.0))
+            outcomes[k] = TestOutcome(
+                status, time=end.times.get(k, 0.0), detail=end.details.get(k, "")
+            )
         cause, detail = _cause(language, end)
         if cause == "timeout" and self.limits.after_timeout is not None:
             for k in range(n):
@@ -499,6 +501,7 @@ class _End:
 
     results: dict[int, str]
     times: dict[int, float]
+    details: dict[int, str]
     running: int | None  # a case started and not finished when the process ended
     last: int | None  # the last case that started
     returncode: int
@@ -531,6 +534,7 @@ def _supervise(
     if write_fd is not None:
         pass_fds.append(write_fd)
     results: dict[int, str] = {}
+    details: dict[int, str] = {}
     times: dict[int, float] = {}
     running: int | None = None
     last: int | None = None
@@ -568,7 +572,7 @@ def _supervise(
                             event = _parse(line, len(case_limits))
                             if event is None:
                                 continue
-                            code, k = event
+                            code, k, text = event
                             if code == "S":
                                 if k != last:
                                     cpu = tree.cpu()
@@ -582,6 +586,8 @@ def _supervise(
                                 old = results.get(k)
                                 if old is None or _BAD[status] > _BAD[old]:
                                     results[k] = status
+                                    if text:
+                                        details[k] = text
                                 running = None
                         if not chunk and proc.poll() is not None:
                             break
@@ -619,20 +625,22 @@ def _supervise(
         if last is not None and last not in times:
             times[last] = tree.final_cpu - phase_cpu
     return _End(
-        results, times, running, last, proc.returncode, killed,
+        results, times, details, running, last, proc.returncode, killed,
         _tail(stdout_path), _tail(stderr_path), tree.final_cpu,
     )  # fmt: skip
 
 
-def _parse(line: bytes, n: int) -> tuple[str, int] | None:
-    parts = line.split()
-    if len(parts) != 2 or parts[0] not in (b"S", b"P", b"F", b"E", b"M"):
+def _parse(line: bytes, n: int) -> tuple[str, int, str] | None:
+    """``(code, case, detail)`` of a report line (``E k message``: the error's text)."""
+    parts = line.split(maxsplit=2)
+    if len(parts) < 2 or parts[0] not in (b"S", b"P", b"F", b"E", b"M"):
         return None
     try:
         k = int(parts[1])
     except ValueError:
         return None
-    return (parts[0].decode(), k) if 0 <= k < n else None
+    detail = parts[2].decode(errors="replace")[:300] if len(parts) > 2 else ""
+    return (parts[0].decode(), k, detail) if 0 <= k < n else None
 
 
 def _cause(language: Language, end: _End) -> tuple[str, str]:

@@ -205,3 +205,13 @@ def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
     ) as plain:
         by_command_line = [statuses(r) for r in plain.map(programs)]
     assert by_command_line == [statuses(r) for r in foreign.map(programs)] == [[P, P, P], [C, C, C]]
+
+
+@pytest.mark.parametrize(
+    ("language", "kind", "text"),
+    [("cpp", "throw", "no"), ("java", "crash", "IllegalStateException"),
+     ("js", "crash", "TypeError"), ("rust", "crash", "index out of bounds")],
+)  # fmt: skip
+def test_errors_carry_their_message(results, language: str, kind: str, text: str) -> None:
+    need(language)
+    assert text in results[(language, kind)].outcomes[1].detail

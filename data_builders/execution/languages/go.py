@@ -34,8 +34,10 @@ QUOTES = "\"'`"
 SUPPORT = """package main
 
 import (
+\t"fmt"
 \t"os"
 \t"strconv"
+\t"strings"
 )
 
 var __unice_start, __unice_fd = __unice_args()
@@ -60,14 +62,22 @@ func __unice_case(k int, f func() bool) bool {
 \t__unice_mark("S", k)
 \tstatus := "E"
 \tfunc() {
-\t\tdefer func() { recover() }()
+\t\tdefer func() {
+\t\t\tif r := recover(); r != nil {
+\t\t\t\tstatus = "E " + strings.Join(strings.Fields(fmt.Sprint(r)), " ")
+\t\t\t}
+\t\t}()
 \t\tif f() {
 \t\t\tstatus = "P"
 \t\t} else {
 \t\t\tstatus = "F"
 \t\t}
 \t}()
-\t__unice_mark(status, k)
+\tif code, detail, found := strings.Cut(status, " "); found {
+\t\tos.NewFile(uintptr(__unice_fd), "unice").WriteString(code + " " + strconv.Itoa(k) + " " + detail + "\\n")
+\t} else {
+\t\t__unice_mark(status, k)
+\t}
 \treturn true
 }
 """

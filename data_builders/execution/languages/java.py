@@ -28,14 +28,14 @@ JAVATUPLES = "/usr/share/java/javatuples.jar"
 SUPPORT = r"""
     static int __unice_start = 0;
     static java.io.PrintStream __unice_out = System.err;
-    static void __unice_mark(String what, int k) { __unice_out.print(what + " " + k + "\n"); __unice_out.flush(); }
+    static void __unice_mark(String what, Object k) { __unice_out.print(what + " " + k + "\n"); __unice_out.flush(); }
     static void __unice_case(int k, java.util.function.BooleanSupplier f) {
         if (k < __unice_start) return;
         __unice_mark("S", k);
         try { __unice_mark(f.getAsBoolean() ? "P" : "F", k); }
         catch (AssertionError e) { __unice_mark("F", k); }
         catch (OutOfMemoryError e) { __unice_mark("M", k); }
-        catch (Throwable e) { __unice_mark("E", k); }
+        catch (Throwable e) { __unice_mark("E", k + " " + String.valueOf(e).replaceAll("\\s+", " ")); }
     }
     static void __unice_block(int k, Runnable r) {
         __unice_case(k, () -> { r.run(); return true; });
