@@ -114,6 +114,7 @@ class _Build:
     path: Path
     log: str = ""
     seconds: float = 0.0
+    digest: str = ""
 
 
 class ForeignExecutor:
@@ -153,6 +154,7 @@ class ForeignExecutor:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         self._builds: dict[str, _Build] = {}
+        self._users: dict[str, int] = {}
         self.isolation = _plan(isolation)
         self._bpf_path: Path | None = None
         if "seccomp" in self.isolation:
@@ -189,15 +191,31 @@ class ForeignExecutor:
         except (SplitError, ValueError) as exc:
             raise SplitError(f"{program.language}: cannot split the test: {exc}") from exc
         build = self._build(language, driver.files, driver.mode)
-        if not build.ok:
-            detail = build.log[-2000:]
-            outcomes = [TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)]
-            return ProgramResult(outcomes, self.isolation)
-        timeout = program.timeout if program.timeout is not None else self.limits.timeout
-        return ProgramResult(
-            self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
-            self.isolation,
-        )
+        try:
+            if not build.ok:
+                detail = build.log[-2000:]
+                outcomes = [
+                    TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)
+                ]
+                return ProgramResult(outcomes, self.isolation)
+            timeout = program.timeout if program.timeout is not None else self.limits.timeout
+            return ProgramResult(
+                self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
+                self.isolation,
+            )
+        finally:
+            self._release(build)
+
+    def _release(self, build: _Build) -> None:
+        """A temporary cache keeps a build only while a program uses it (a Go test binary is
+        several MB; a labelling job builds thousands); a persistent ``cache_dir`` keeps all."""
+        with self._locks_lock:
+            self._users[build.digest] -= 1
+            if not self._own_cache or self._users[build.digest] > 0:
+                return
+            del self._users[build.digest]
+            self._builds.pop(build.digest, None)
+        shutil.rmtree(build.path, ignore_errors=True)
 
     def map(
         self, programs: Iterable[ForeignProgram], progress: str | None = None
@@ -228,6 +246,8 @@ class ForeignExecutor:
         with self._locks_lock:
             lock = self._locks.setdefault(digest, threading.Lock())
         with lock:
+            with self._locks_lock:
+                self._users[digest] = self._users.get(digest, 0) + 1
             if digest in self._builds:
                 return self._builds[digest]
             path = self.cache_dir / language.name / digest[:32]
@@ -240,6 +260,7 @@ class ForeignExecutor:
             else:
                 build = self._compile(language, files, path, argv)
                 (marker if build.ok else failed).write_text(build.log)
+            build.digest = digest
             self._builds[digest] = build
             return build
 

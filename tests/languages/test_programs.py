@@ -215,3 +215,16 @@ def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
 def test_errors_carry_their_message(results, language: str, kind: str, text: str) -> None:
     need(language)
     assert text in results[(language, kind)].outcomes[1].detail
+
+
+def test_a_temporary_cache_keeps_builds_only_while_used() -> None:
+    """Without a cache_dir, a finished program's build is removed (and rebuilt if needed)."""
+    need("cpp")
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    with ForeignExecutor(workers=1, limits=LIMITS) as ex:
+        for _ in range(2):
+            assert statuses(ex.run(ForeignProgram("cpp", CPP["wrong"], CPP_TEST))) == [P, P, W]
+        assert not [p for p in (ex.cache_dir / "cpp").iterdir()]
+        assert ex.compiles == 2
