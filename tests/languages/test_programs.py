@@ -228,3 +228,20 @@ def test_a_temporary_cache_keeps_builds_only_while_used() -> None:
             assert statuses(ex.run(ForeignProgram("cpp", CPP["wrong"], CPP_TEST))) == [P, P, W]
         assert not [p for p in (ex.cache_dir / "cpp").iterdir()]
         assert ex.compiles == 2
+
+
+def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
+    """Every assertion still runs (and times out here), the later ones under after_timeout."""
+    need("js")
+    import dataclasses
+
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    hang = "const f = (x) => {\n  while (true) {}\n}\n"
+    limits = dataclasses.replace(LIMITS, after_timeout=0.2)
+    with ForeignExecutor(workers=1, limits=limits, cache_dir=tmp_path) as ex:
+        result = ex.run(ForeignProgram("js", hang, JS_TEST))
+    assert statuses(result) == [T, T, T]
+    first, *rest = [o.time for o in result.outcomes]
+    assert first >= 1.0 and all(t < 0.6 for t in rest), [o.time for o in result.outcomes]
