@@ -150,3 +150,14 @@ def test_offline_hub_fails_in_one_line_naming_the_local_file(monkeypatch):
         load_multipl_e(None, "cpp")
     text = str(info.value)
     assert "nuprl/MultiPL-E" in text and "--problems-file" in text and "\n" not in text
+
+
+def test_build_refuses_label_only_problems_before_running_anything(tmp_path, monkeypatch):
+    from data_builders.dataset import pipeline
+    from data_builders.dataset.config import load_config
+
+    monkeypatch.setattr(pipeline, "load_problems", lambda *_: [problem_from_row(ROW, "row")])
+    request = pipeline.BuildRequest("humaneval", tmp_path / "out", load_config("humaneval"))
+    with pytest.raises(UserError, match="HumanEval_53_add is label-only"):
+        pipeline.run_build(request)
+    assert not (tmp_path / "out").exists()
