@@ -6,7 +6,7 @@ failure's detail; plus wall time, compiles and their wall time. The numbers of t
 docs/languages.md and the README come from this script.
 
     python benchmarks/humaneval_x_canonical.py --data ../shared/data/humaneval_x \
-        [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N]
+        [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N] [--no-compile-servers]
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ def main() -> None:
     parser.add_argument("--languages", default="cpp,java,js,go,rust")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-problems", type=int, default=None)
+    parser.add_argument(
+        "--no-compile-servers",
+        action="store_true",
+        help="compile every program with the command line (Java: javac per program)",
+    )
     args = parser.parse_args()
     rows = []
     for language in args.languages.split(","):
@@ -50,7 +55,9 @@ def main() -> None:
             source, test = program_and_test(problem, canonical_solution(problem))
             programs.append(ForeignProgram(language, source, test))
         started = time.monotonic()
-        with ForeignExecutor(workers=args.workers) as ex:
+        with ForeignExecutor(
+            workers=args.workers, compile_servers=not args.no_compile_servers
+        ) as ex:
             results = list(ex.map(programs))
             compiles, compile_wall = ex.compiles, ex.compile_seconds
         wall = time.monotonic() - started

@@ -42,6 +42,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from data_builders.execution.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.languages import Language, RunSpec, SplitError, get_language
 from data_builders.execution.types import ProgramResult, TestOutcome
 
@@ -54,8 +55,10 @@ _DENY = (
     "fork", "vfork", "execveat", "ptrace", "mount", "umount2", "unshare", "setns", "bpf",
     "pivot_root", "chroot", "keyctl", "add_key", "request_key", "perf_event_open",
     "process_vm_readv", "process_vm_writev", "io_uring_setup", "userfaultfd", "kexec_load",
-    "reboot", "socket", "socketpair",
+    "reboot", "socket",
 )  # fmt: skip
+"""Denied in runs. ``socketpair`` stays allowed: the JVM's NIO makes one on first use of a
+file channel, and a connected pair reaches nothing (the network namespace is empty)."""
 
 
 class ToolchainMissingError(RuntimeError):
@@ -111,6 +114,7 @@ class _Build:
     path: Path
     log: str = ""
     seconds: float = 0.0
+    digest: str = ""
 
 
 class ForeignExecutor:
@@ -126,6 +130,9 @@ class ForeignExecutor:
         shared_cache_dir: the compiler caches a language may share between programs (Go's
             compiled standard library and testify: ~1 CPU-minute to build once), default
             ``$XDG_CACHE_HOME/unice/shared-build``; writable by the compile sandbox only.
+        compile_servers: compile with one long-lived compiler per language where the
+            language has one (Java: ``compile_server.py``); False runs the command line
+            for every program.
     """
 
     def __init__(
@@ -135,6 +142,7 @@ class ForeignExecutor:
         isolation: str = "auto",
         cache_dir: Path | None = None,
         shared_cache_dir: Path | None = None,
+        compile_servers: bool = True,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
@@ -146,11 +154,14 @@ class ForeignExecutor:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         self._builds: dict[str, _Build] = {}
+        self._users: dict[str, int] = {}
         self.isolation = _plan(isolation)
         self._bpf_path: Path | None = None
         if "seccomp" in self.isolation:
             self._bpf_path = self.cache_dir / "run-filter.bpf"
             self._bpf_path.write_bytes(_run_filter_bpf())
+        self.use_compile_servers = compile_servers
+        self._servers: dict[str, CompileServer] = {}
         self.compile_seconds = 0.0  # wall seconds spent compiling
         self.compiles = 0
         self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see _Tree)
@@ -163,6 +174,8 @@ class ForeignExecutor:
         self.close()
 
     def close(self) -> None:
+        for server in self._servers.values():
+            server.close()
         if self._own_cache:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
 
@@ -178,20 +191,51 @@ class ForeignExecutor:
         except (SplitError, ValueError) as exc:
             raise SplitError(f"{program.language}: cannot split the test: {exc}") from exc
         build = self._build(language, driver.files, driver.mode)
-        if not build.ok:
-            detail = build.log[-2000:]
-            outcomes = [TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)]
-            return ProgramResult(outcomes, self.isolation)
-        timeout = program.timeout if program.timeout is not None else self.limits.timeout
-        return ProgramResult(
-            self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
-            self.isolation,
-        )
+        try:
+            if not build.ok:
+                detail = build.log[-2000:]
+                outcomes = [
+                    TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)
+                ]
+                return ProgramResult(outcomes, self.isolation)
+            timeout = program.timeout if program.timeout is not None else self.limits.timeout
+            return ProgramResult(
+                self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
+                self.isolation,
+            )
+        finally:
+            self._release(build)
 
-    def map(self, programs: Iterable[ForeignProgram]) -> Iterator[ProgramResult]:
-        """Results in input order, ``workers`` programs at a time."""
-        with concurrent.futures.ThreadPoolExecutor(self.workers) as pool:
-            yield from pool.map(self.run, programs)
+    def _release(self, build: _Build) -> None:
+        """A temporary cache keeps a build only while a program uses it (a Go test binary is
+        several MB; a labelling job builds thousands); a persistent ``cache_dir`` keeps all."""
+        with self._locks_lock:
+            self._users[build.digest] -= 1
+            if not self._own_cache or self._users[build.digest] > 0:
+                return
+            del self._users[build.digest]
+            self._builds.pop(build.digest, None)
+        shutil.rmtree(build.path, ignore_errors=True)
+
+    def map(
+        self, programs: Iterable[ForeignProgram], progress: str | None = None
+    ) -> Iterator[ProgramResult]:
+        """Results in input order, ``workers`` programs at a time (``progress``: a label for
+        a progress bar on stderr)."""
+        from tqdm import tqdm
+
+        total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
+        bar = tqdm(
+            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
+        )
+        pool = concurrent.futures.ThreadPoolExecutor(self.workers)
+        try:
+            for result in pool.map(self.run, programs):
+                yield result
+                bar.update(1)
+        finally:  # a map stopped early does not run the programs nobody will read
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
 
     # -- compile ----------------------------------------------------------------------
     def _build(self, language: Language, files: dict[str, str], mode: str = "") -> _Build:
@@ -202,6 +246,8 @@ class ForeignExecutor:
         with self._locks_lock:
             lock = self._locks.setdefault(digest, threading.Lock())
         with lock:
+            with self._locks_lock:
+                self._users[digest] = self._users.get(digest, 0) + 1
             if digest in self._builds:
                 return self._builds[digest]
             path = self.cache_dir / language.name / digest[:32]
@@ -214,6 +260,7 @@ class ForeignExecutor:
             else:
                 build = self._compile(language, files, path, argv)
                 (marker if build.ok else failed).write_text(build.log)
+            build.digest = digest
             self._builds[digest] = build
             return build
 
@@ -226,6 +273,21 @@ class ForeignExecutor:
             (path / name).write_text(text)
         if argv is None:
             return _Build(True, path)
+        server = self._server(language)
+        if server is not None:
+            started = time.monotonic()
+            try:
+                ok, log, _ = server.compile(path)
+            except ServerFailedError as exc:
+                print(
+                    f"warning: {language.name} compile server failed ({exc}); using {argv[0]}",
+                    file=sys.stderr,
+                )
+            else:
+                seconds = time.monotonic() - started
+                self.compiles += 1
+                self.compile_seconds += seconds
+                return _Build(ok, path, log[-4000:], seconds)
         if not language.shared_cache_env:
             return self._compile_in_sandbox(language, path, argv, None)
         shared = self.shared_cache_dir / language.name
@@ -243,6 +305,22 @@ class ForeignExecutor:
             if cold and build.ok:
                 warm.write_text("")
             return build
+
+    def _server(self, language: Language) -> CompileServer | None:
+        """The language's compile server (started on first use), or None."""
+        spec = language.compile_server
+        if spec is None or not self.use_compile_servers:
+            return None
+        with self._locks_lock:
+            if language.name not in self._servers:
+                digest = hashlib.sha256(repr(sorted(spec.files.items())).encode()).hexdigest()[:16]
+                home = self.shared_cache_dir / f"{language.name}-server-{digest}"
+                builds = self.cache_dir / language.name
+                builds.mkdir(parents=True, exist_ok=True)
+                self._servers[language.name] = CompileServer(
+                    spec, home, builds, self._sandboxed, self.limits
+                )
+            return self._servers[language.name]
 
     def _compile_in_sandbox(
         self,
@@ -360,7 +438,9 @@ class ForeignExecutor:
         """Record one process's reports; return the case to resume from (len: done)."""
         n = len(outcomes)
         for k, status in end.results.items():
-            outcomes[k] = TestOutcome(status, time=end.times.get(k, 0.0))
+            outcomes[k] = TestOutcome(
+                status, time=end.times.get(k, 0.0), detail=end.details.get(k, "")
+            )
         cause, detail = _cause(language, end)
         if cause == "timeout" and self.limits.after_timeout is not None:
             for k in range(n):
@@ -442,6 +522,7 @@ class _End:
 
     results: dict[int, str]
     times: dict[int, float]
+    details: dict[int, str]
     running: int | None  # a case started and not finished when the process ended
     last: int | None  # the last case that started
     returncode: int
@@ -474,6 +555,7 @@ def _supervise(
     if write_fd is not None:
         pass_fds.append(write_fd)
     results: dict[int, str] = {}
+    details: dict[int, str] = {}
     times: dict[int, float] = {}
     running: int | None = None
     last: int | None = None
@@ -511,7 +593,7 @@ def _supervise(
                             event = _parse(line, len(case_limits))
                             if event is None:
                                 continue
-                            code, k = event
+                            code, k, text = event
                             if code == "S":
                                 if k != last:
                                     cpu = tree.cpu()
@@ -525,6 +607,8 @@ def _supervise(
                                 old = results.get(k)
                                 if old is None or _BAD[status] > _BAD[old]:
                                     results[k] = status
+                                    if text:
+                                        details[k] = text
                                 running = None
                         if not chunk and proc.poll() is not None:
                             break
@@ -562,20 +646,22 @@ def _supervise(
         if last is not None and last not in times:
             times[last] = tree.final_cpu - phase_cpu
     return _End(
-        results, times, running, last, proc.returncode, killed,
+        results, times, details, running, last, proc.returncode, killed,
         _tail(stdout_path), _tail(stderr_path), tree.final_cpu,
     )  # fmt: skip
 
 
-def _parse(line: bytes, n: int) -> tuple[str, int] | None:
-    parts = line.split()
-    if len(parts) != 2 or parts[0] not in (b"S", b"P", b"F", b"E", b"M"):
+def _parse(line: bytes, n: int) -> tuple[str, int, str] | None:
+    """``(code, case, detail)`` of a report line (``E k message``: the error's text)."""
+    parts = line.split(maxsplit=2)
+    if len(parts) < 2 or parts[0] not in (b"S", b"P", b"F", b"E", b"M"):
         return None
     try:
         k = int(parts[1])
     except ValueError:
         return None
-    return (parts[0].decode(), k) if 0 <= k < n else None
+    detail = parts[2].decode(errors="replace")[:300] if len(parts) > 2 else ""
+    return (parts[0].decode(), k, detail) if 0 <= k < n else None
 
 
 def _cause(language: Language, end: _End) -> tuple[str, str]:

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.languages.conftest import run, statuses
+from data_builders.execution.foreign import ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.execution.types import ProgramResult
+from tests.languages.conftest import need, run, statuses
 
 CPP_TEST = """#include<assert.h>
 int main(){
@@ -126,12 +129,28 @@ def _full_sandbox(foreign) -> None:
         pytest.skip(f"isolation here is {foreign.isolation!r}: install bubblewrap and pyseccomp")
 
 
+@pytest.fixture(scope="module")
+def results(foreign) -> dict[tuple[str, str], ProgramResult]:
+    """Every attack of every installed language, run two at a time."""
+    jobs = [
+        (lang, name, ForeignProgram(lang, source, test))
+        for lang, programs, test, _ in CASES
+        if get_language(lang).missing_toolchain() is None
+        for name, source in programs.items()
+    ]
+    return {
+        (lang, name): result
+        for (lang, name, _), result in zip(jobs, foreign.map(p for _, _, p in jobs), strict=True)
+    }
+
+
 @pytest.mark.parametrize(
     ("language", "attack"), [(lang, name) for lang, programs, _, _ in CASES for name in programs]
 )
-def test_attack_is_contained(foreign, language: str, attack: str) -> None:
-    _, programs, test, expected = next(c for c in CASES if c[0] == language)
-    result = run(foreign, language, programs[attack], test)
+def test_attack_is_contained(results, language: str, attack: str) -> None:
+    need(language)
+    _, _, _, expected = next(c for c in CASES if c[0] == language)
+    result = results[(language, attack)]
     got = statuses(result)
     if expected[attack] is None:  # the attack fails its assertion somehow; the next one runs
         assert got[0] in ("runtime_error", "timeout", "memory", "signal") and got[1] == "pass", got

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.languages.conftest import run, statuses
+from data_builders.execution.foreign import ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.execution.types import ProgramResult
+from tests.languages.conftest import need, run, statuses
 
 CPP_TEST = """#include<assert.h>
 int main(){
@@ -127,14 +130,30 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def results(foreign) -> dict[tuple[str, str], ProgramResult]:
+    """Every program of every installed language, run two at a time (builds in parallel)."""
+    jobs = [
+        (lang, kind, ForeignProgram(lang, source, test))
+        for lang, programs, test, _ in CASES
+        if get_language(lang).missing_toolchain() is None
+        for kind, source in programs.items()
+    ]
+    return {
+        (lang, kind): result
+        for (lang, kind, _), result in zip(jobs, foreign.map(p for _, _, p in jobs), strict=True)
+    }
+
+
 @pytest.mark.parametrize(
     ("language", "kind"),
     [(lang, kind) for lang, programs, _, _ in CASES for kind in programs],
 )
-def test_program_statuses_and_pass_ratio(foreign, language: str, kind: str) -> None:
-    _, programs, test, special = next(c for c in CASES if c[0] == language)
+def test_program_statuses_and_pass_ratio(results, language: str, kind: str) -> None:
+    need(language)
+    _, _, _, special = next(c for c in CASES if c[0] == language)
     expected_statuses, ratio, executable = special.get(kind) or EXPECTED[kind]
-    result = run(foreign, language, programs[kind], test)
+    result = results[(language, kind)]
     assert statuses(result) == expected_statuses, [o.detail for o in result.outcomes]
     assert result.pass_ratio == pytest.approx(ratio)
     assert result.executable is executable
@@ -172,3 +191,57 @@ def test_builds_are_reused(foreign) -> None:
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
     assert foreign.compiles - before <= 1
+
+
+def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
+    """The warm javac server (default) and one javac per program give the same statuses."""
+    need("java")
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    programs = [ForeignProgram("java", JAVA[k], JAVA_TEST) for k in ("correct", "broken")]
+    with ForeignExecutor(
+        workers=2, limits=LIMITS, cache_dir=tmp_path, compile_servers=False
+    ) as plain:
+        by_command_line = [statuses(r) for r in plain.map(programs)]
+    assert by_command_line == [statuses(r) for r in foreign.map(programs)] == [[P, P, P], [C, C, C]]
+
+
+@pytest.mark.parametrize(
+    ("language", "kind", "text"),
+    [("cpp", "throw", "no"), ("java", "crash", "IllegalStateException"),
+     ("js", "crash", "TypeError"), ("rust", "crash", "index out of bounds")],
+)  # fmt: skip
+def test_errors_carry_their_message(results, language: str, kind: str, text: str) -> None:
+    need(language)
+    assert text in results[(language, kind)].outcomes[1].detail
+
+
+def test_a_temporary_cache_keeps_builds_only_while_used() -> None:
+    """Without a cache_dir, a finished program's build is removed (and rebuilt if needed)."""
+    need("cpp")
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    with ForeignExecutor(workers=1, limits=LIMITS) as ex:
+        for _ in range(2):
+            assert statuses(ex.run(ForeignProgram("cpp", CPP["wrong"], CPP_TEST))) == [P, P, W]
+        assert not [p for p in (ex.cache_dir / "cpp").iterdir()]
+        assert ex.compiles == 2
+
+
+def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
+    """Every assertion still runs (and times out here), the later ones under after_timeout."""
+    need("js")
+    import dataclasses
+
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    hang = "const f = (x) => {\n  while (true) {}\n}\n"
+    limits = dataclasses.replace(LIMITS, after_timeout=0.2)
+    with ForeignExecutor(workers=1, limits=limits, cache_dir=tmp_path) as ex:
+        result = ex.run(ForeignProgram("js", hang, JS_TEST))
+    assert statuses(result) == [T, T, T]
+    first, *rest = [o.time for o in result.outcomes]
+    assert first >= 1.0 and all(t < 0.6 for t in rest), [o.time for o in result.outcomes]

@@ -17,7 +17,14 @@ _MODULES = {
     "go": ("go", "Go"),
     "rust": ("rust", "Rust"),
 }
-ALIASES = {"c++": "cpp", "javascript": "js", "node": "js", "golang": "go", "rs": "rust"}
+ALIASES = {
+    "c++": "cpp",
+    "javascript": "js",
+    "node": "js",
+    "golang": "go",
+    "go_test.go": "go",
+    "rs": "rust",
+}
 LANGUAGES: tuple[str, ...] = tuple(_MODULES)
 
 __all__ = ["ALIASES", "LANGUAGES", "Driver", "Language", "RunSpec", "SplitError", "get_language"]

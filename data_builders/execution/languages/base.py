@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 class SplitError(ValueError):
@@ -78,6 +79,10 @@ class Language:
     def driver(self, source: str, test: str) -> Driver:
         """The program plus its test rewritten into numbered, self-reporting cases."""
         raise NotImplementedError
+
+    compile_server: Any = None
+    """A :class:`~data_builders.execution.compile_server.ServerSpec` when one long-lived
+    compiler serves every program (Java); the command line is the fallback."""
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str] | None:
         """The compile command run in ``build`` (None: nothing to compile)."""

@@ -22,15 +22,20 @@ from data_builders.execution.languages.source import (
 
 SUPPORT = r"""
 #include <new>
+#include <exception>
 extern "C" long write(int, const void*, unsigned long);
 static int __unice_start = 0, __unice_fd = 2;
-static void __unice_mark(char c, int k) {
-    char buf[32], digits[16];
+static void __unice_mark(char c, int k, const char* detail = 0) {
+    char buf[256], digits[16];
     int n = 0, d = 0;
     buf[n++] = c;
     buf[n++] = ' ';
     do { digits[d++] = (char)('0' + k % 10); k /= 10; } while (k);
     while (d) buf[n++] = digits[--d];
+    if (detail) {
+        buf[n++] = ' ';
+        for (int i = 0; detail[i] && n < 250; i++) buf[n++] = detail[i] == '\n' ? ' ' : detail[i];
+    }
     buf[n++] = '\n';
     write(__unice_fd, buf, (unsigned long)n);
 }
@@ -46,6 +51,8 @@ template <class F> static bool __unice_case(int k, F f) {
         __unice_mark(f() ? 'P' : 'F', k);
     } catch (const std::bad_alloc&) {
         __unice_mark('M', k);
+    } catch (const std::exception& e) {
+        __unice_mark('E', k, e.what());
     } catch (...) {
         __unice_mark('E', k);
     }

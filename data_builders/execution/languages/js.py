@@ -18,16 +18,17 @@ _CONSOLE = r"console\.assert"
 _NODE = r"assert(?:\.\w+)?"
 
 SUPPORT = r"""
-function __unice_mark(what, k) {
+function __unice_mark(what, k, detail) {
   const fd = process.argv.length > 3 ? Number(process.argv[3]) : 2
-  require('fs').writeSync(fd, what + ' ' + k + '\n')
+  const text = detail === undefined ? '' : ' ' + String(detail).replace(/\s+/g, ' ').slice(0, 300)
+  require('fs').writeSync(fd, what + ' ' + k + text + '\n')
 }
 function __unice_case(k, f) {
   if (k < (process.argv.length > 3 ? Number(process.argv[2]) : 0)) return
   __unice_mark('S', k)
   let ok
   try { ok = f() } catch (e) {
-    __unice_mark(e && e.code === 'ERR_ASSERTION' ? 'F' : 'E', k)
+    if (e && e.code === 'ERR_ASSERTION') { __unice_mark('F', k) } else { __unice_mark('E', k, e) }
     return
   }
   __unice_mark(ok ? 'P' : 'F', k)

@@ -24,12 +24,17 @@ _MACROS = r"assert(?:_eq|_ne)?!"
 
 SUPPORT = r"""
 #[allow(dead_code)]
-fn __unice_mark(what: &str, k: usize) {
+fn __unice_mark_text(what: &str, rest: &str) {
     use std::io::Write;
     let fd = std::env::var("UNICE_FD").unwrap_or_else(|_| "2".to_string());
     if let Ok(mut out) = std::fs::OpenOptions::new().write(true).open(format!("/proc/self/fd/{}", fd)) {
-        let _ = out.write_all(format!("{} {}\n", what, k).as_bytes());
+        let _ = out.write_all(format!("{} {}\n", what, rest).as_bytes());
     }
+}
+
+#[allow(dead_code)]
+fn __unice_mark(what: &str, k: usize) {
+    __unice_mark_text(what, &k.to_string());
 }
 
 #[allow(dead_code)]
@@ -41,18 +46,26 @@ fn __unice_case<F: FnOnce() -> bool>(k: usize, f: F) -> bool {
     __unice_mark("S", k);
     std::panic::set_hook(Box::new(|_| {}));
     let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(true) => "P",
-        Ok(false) => "F",
+        Ok(true) => "P".to_string(),
+        Ok(false) => "F".to_string(),
         Err(payload) => {
             let message = payload
                 .downcast_ref::<String>()
                 .map(|s| s.as_str())
                 .or_else(|| payload.downcast_ref::<&str>().copied())
                 .unwrap_or("");
-            if message.starts_with("assertion") { "F" } else { "E" }
+            if message.starts_with("assertion") {
+                "F".to_string()
+            } else {
+                format!("E {}", message.split_whitespace().collect::<Vec<_>>().join(" "))
+            }
         }
     };
-    __unice_mark(code, k);
+    let (code, detail) = match code.split_once(' ') {
+        Some((c, d)) => (c.to_string(), format!("{} {}", k, d)),
+        None => (code.to_string(), k.to_string()),
+    };
+    __unice_mark_text(&code, &detail);
     true
 }
 """
