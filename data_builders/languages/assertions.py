@@ -35,7 +35,7 @@ FLOAT32_TOLERANCE = 1e-4  # HumanEval-X's own C++ tests compare float results wi
 
 # What a program needs above the extended assertions (the executor side assembles programs).
 PRELUDES = {
-    "cpp": "#include <cassert>\n#include <cmath>\n#include <map>\n#include <string>\n#include <vector>\n",
+    "cpp": "#include <cassert>\n#include <cmath>\n#include <map>\n#include <string>\n#include <tuple>\n#include <utility>\n#include <vector>\n",
     "java": "import java.util.*;\n",
     "js": 'const assert = require("node:assert");\n',
     "go": 'import (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n',

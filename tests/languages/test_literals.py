@@ -36,6 +36,8 @@ CPP = [
     ),
     ("vector<string>", ["x"], 'std::vector<std::string>{"x"}'),
     ("map<char,int>", {"a": 2}, "std::map<char, int>{{'a', 2}}"),
+    ("pair<int,string>", (1, "a"), 'std::pair<int, std::string>{1, "a"}'),
+    ("tuple<int,bool,double>", [1, True, 0.5], "std::tuple<int, bool, double>{1, true, 0.5}"),
     ("map<string,string>", {"k": "v"}, 'std::map<std::string, std::string>{{"k", "v"}}'),
 ]
 

@@ -31,6 +31,8 @@ CASES = {
         ("vector<string>", ["a", ""]),
         ("map<char,int>", {"a": 1, "b": -2}),
         ("map<string,string>", {}),
+        ("pair<int,string>", (1, "a")),
+        ("tuple<int,bool,double>", (1, True, 0.5)),
     ],
     "java": [
         ("int", -2147483648),
