@@ -27,6 +27,7 @@ from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.decontaminate import drop_duplicates
 from data_builders.dataset.finalize import finalize
+from data_builders.dataset.label_only import refuse_label_only
 from data_builders.dataset.labels import label
 from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
@@ -294,6 +295,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     """Build (or resume) the dataset or shard described by ``request``; returns a summary."""
     started = time.monotonic()
     problems = load_problems(request.dataset, request.source)
+    refuse_label_only(problems, request.config.split_ratios)  # e.g. MultiPL-E: never trained on
     by_id = {p.task_id: p for p in problems}  # all tasks: the known sample ids
     if request.max_problems is not None:
         problems = problems[: request.max_problems]
