@@ -23,7 +23,7 @@ from data_builders.errors import UserError
 from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
 from data_builders.problems.base import Problem
 
-PROBLEM_SETS = ("humaneval", "mbpp")
+PROBLEM_SETS = ("humaneval", "mbpp", "humaneval-x", "multipl-e")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--problems-file",
         type=Path,
-        help="HumanEval-shaped problems file (required for mbpp; overrides the humaneval package)",
+        help="HumanEval-shaped problems file (required for mbpp; overrides the humaneval package;"
+        " for humaneval-x a THUDM/humaneval-x file, else the hub)",
+    )
+    parser.add_argument(
+        "--language",
+        default=None,
+        help="multipl-e without --problems-file: the hub config humaneval-LANGUAGE (cpp, java, js, ...)",
     )
     parser.add_argument("--samples", required=True, type=Path, help="samples .jsonl[.gz]")
     parser.add_argument("--out", required=True, type=Path, help="results .jsonl[.gz]")
@@ -133,6 +139,10 @@ def calibrated_limits(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.problems in ("humaneval-x", "multipl-e"):  # other languages: label_languages.py
+        from data_builders.label_languages import run_humaneval_x, run_multipl_e
+
+        return (run_humaneval_x if args.problems == "humaneval-x" else run_multipl_e)(args)
     from data_builders.execution import ExecutionLimits, Executor
     from data_builders.execution.calibrate import (
         DEFAULT_CONFIG,

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from data_builders.dataset.decontaminate import DecontaminationConfig
 from data_builders.errors import UserError
 from data_builders.execution.calibrate import (
     DEFAULT_CONFIG,
@@ -100,6 +101,7 @@ class BuildConfig:
     limits: LimitPolicy = field(default_factory=LimitPolicy)  # from limits.yaml, not here
     mutants: MutantConfig = field(default_factory=MutantConfig)
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -113,6 +115,7 @@ _SECTIONS = {
     "extension": ExtensionConfig,
     "mutants": MutantConfig,
     "generation": GenerationConfig,
+    "decontamination": DecontaminationConfig,
 }
 
 
