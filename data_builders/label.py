@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
+from data_builders.execution.backend import add_arguments as add_executor_arguments
 from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
 from data_builders.problems.base import Problem
 
@@ -69,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="after N tests of a sample time out, label its other tests timeout without running"
         " them (faster on hanging programs; pass_ratio may then under-count). Default: run all",
     )
+    add_executor_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -133,7 +135,8 @@ def calibrated_limits(
 
 
 def run(args: argparse.Namespace) -> int:
-    from data_builders.execution import ExecutionLimits, Executor
+    from data_builders.execution import ExecutionLimits
+    from data_builders.execution.backend import open_executor, settings_from_args
     from data_builders.execution.calibrate import (
         DEFAULT_CONFIG,
         LimitConfigError,
@@ -149,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     if args.max_timeouts is not None and args.max_timeouts < 1:
         raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
+    backend = settings_from_args(args)
     policy = None
     if args.timeout is None:
         try:
@@ -165,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         )
     passed = 0
     with (
-        Executor(workers=args.workers, limits=limits) as executor,
+        open_executor(backend, args.workers, limits) as executor,
         atomic_writer(args.out) as handle,
     ):
         per_test: dict[str, list[float]] = {}
