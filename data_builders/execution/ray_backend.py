@@ -172,6 +172,7 @@ class RayExecutor:
         isolation: str = "auto",
         die_on_chunk: int | None = None,
     ) -> None:
+        started = time.monotonic()
         self._ray = import_ray()
         self.limits = limits or ExecutionLimits()
         self._chunk_size, self._depth = chunk_size, chunks_per_actor
@@ -191,6 +192,7 @@ class RayExecutor:
         except BaseException:
             self.close()
             raise
+        self.startup_seconds = time.monotonic() - started  # Ray and every actor up
         self.n_workers = sum(info["workers"] for info in infos)
         levels = sorted({info["isolation"] for info in infos})
         self.isolation = levels[0] if len(levels) == 1 else "mixed:" + ",".join(levels)
@@ -344,7 +346,7 @@ class _Schedule:
             waiting = list(self.flight) + list(self.owner._placing)
             if not self.owner._actors:
                 alone_since = alone_since or time.monotonic()
-                if time.monotonic() - alone_since > self.owner._placement_timeout:
+                if not waiting or time.monotonic() - alone_since > self.owner._placement_timeout:
                     raise UserError(
                         "every Ray actor was lost and none could be placed again within"
                         f" {self.owner._placement_timeout:.0f} s; check `ray status`"
