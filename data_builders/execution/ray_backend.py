@@ -189,6 +189,10 @@ class RayExecutor:
             for i, (cpus, node) in enumerate(plan):
                 self._spawn(cpus, node, die_on_chunk if i == 0 else None)
             infos = self._await_ready(len(plan))
+        except self._lost as exc:  # the actor's __init__ failed: say why in one line
+            self.close()
+            cause = str(getattr(exc, "cause", None) or exc).strip().splitlines() or ["?"]
+            raise UserError(f"a Ray actor could not start its executor: {cause[-1]}") from None
         except BaseException:
             self.close()
             raise

@@ -205,12 +205,13 @@ def _untimed(out: Path) -> list[dict]:
 
 def test_build_killed_on_ray_resumes_to_the_local_build(cluster: str, tmp_path: Path) -> None:
     """A driver joined to the cluster is killed mid-labelling; the rerun continues from the
-    progress store, and the finished dataset equals an uninterrupted local build's."""
+    progress store, and the finished dataset equals an uninterrupted local build's. (No
+    looping programs here: ~120 timeouts each, seconds; the tests above have them.)"""
     problems = load_humaneval()
     lines = []
     for task_id in ("HumanEval/0", "HumanEval/1", "HumanEval/2"):
         body = problems[task_id].reference[len(problems[task_id].prompt) :]
-        for completion in [body, "    return None\n", "    while True:\n        pass\n", "", body]:
+        for completion in [body, "    return None\n", "    return 1 / 0\n", "", body]:
             lines.append(json.dumps({"task_id": task_id, "completion": completion}))
     samples = tmp_path / "samples.jsonl"
     samples.write_text("\n".join(lines) + "\n")
@@ -243,3 +244,10 @@ def test_build_killed_on_ray_resumes_to_the_local_build(cluster: str, tmp_path: 
     assert _untimed(out) == _untimed(local)
     ids = [json.loads(line)["id"] for line in rows_file.read_text().splitlines()]
     assert len(ids) == len(set(ids)) == 21  # 3 tasks x (5 samples + 2 mutants), none twice
+
+
+def test_an_actor_that_cannot_start_is_a_one_line_error(cluster: str) -> None:
+    from data_builders.errors import UserError
+
+    with pytest.raises(UserError, match="could not start its executor: .*isolation must be"):
+        RayExecutor(limits=LIMITS, cpus_per_actor=2, isolation="none")
