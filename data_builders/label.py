@@ -3,7 +3,9 @@
 Reads samples (``{"task_id": ..., "completion": ...}``, ``.jsonl`` or ``.jsonl.gz``, extra
 fields kept) and writes one line per sample with ``pass_ratio``, ``executable``, ``passed``,
 ``n_tests``, ``status_counts`` and ``isolation``. Every sample is validated before anything
-runs, and the output appears only when complete (atomic rename).
+runs, and the output appears only when complete (atomic rename); rows are appended to
+``OUT.partial`` meanwhile, so rerunning a killed run continues where it stopped
+(:mod:`data_builders.partial`).
 
 Time limits: by default each test's CPU limit is calibrated from the problem's reference
 solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``), and once
@@ -21,7 +23,8 @@ from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.execution.backend import add_arguments as add_executor_arguments
-from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
+from data_builders.jsonl import iter_jsonl
+from data_builders.partial import PartialOutput
 from data_builders.problems.base import Problem
 
 PROBLEM_SETS = ("humaneval", "mbpp")
@@ -167,11 +170,8 @@ def run(args: argparse.Namespace) -> int:
         limits = ExecutionLimits(
             timeout=policy.load, max_timeouts=args.max_timeouts, after_timeout=policy.after_timeout
         )
-    passed = 0
-    with (
-        open_executor(backend, args.workers, limits) as executor,
-        atomic_writer(args.out) as handle,
-    ):
+    output = PartialOutput(args.out, _row_settings(args, policy), samples)
+    with open_executor(backend, args.workers, limits) as executor, output:
         per_test: dict[str, list[float]] = {}
         if policy is not None:
             cache_path = args.reference_cache or default_cache()
@@ -179,19 +179,47 @@ def run(args: argparse.Namespace) -> int:
             task_ids = {sample["task_id"] for sample in samples}
             per_test = calibrated_limits(problems, task_ids, executor, policy, cache)
 
+        todo = samples[output.done :]
+        if output.done:
+            print(f"resuming: {output.done} of {len(samples)} samples labelled in {output.partial}")
+
         def programs() -> Iterator[Any]:
-            for sample in samples:
+            for sample in todo:
                 program = make_program(problems[sample["task_id"]], sample["completion"])
                 program.test_timeouts = per_test.get(sample["task_id"])
                 yield program
 
-        results = executor.map(_Sized(programs(), len(samples)), progress="label")
-        for sample, result in zip(samples, results, strict=True):
-            row = {**sample, **result.to_dict()}
-            passed += row["passed"]
-            handle.write(dumps(row) + "\n")
-    print(f"labelled {len(samples)} samples ({passed} passed all tests) -> {args.out}")
+        results = executor.map(_Sized(programs(), len(todo)), progress="label")
+        for sample, result in zip(todo, results, strict=True):
+            output.write({**sample, **result.to_dict()})
+        output.finish()
+    print(f"labelled {len(samples)} samples ({output.passed} passed all tests) -> {args.out}")
     return 0
+
+
+def _row_settings(args: argparse.Namespace, policy: Any) -> dict[str, Any]:
+    """What decides the rows (a resumed run must share it); not where they were computed."""
+    import dataclasses
+
+    return {
+        "samples": file_digest(args.samples),
+        "problems": args.problems,
+        "problems_file": file_digest(args.problems_file) if args.problems_file else None,
+        "timeout": args.timeout,
+        "max_timeouts": args.max_timeouts,
+        "limits": dataclasses.asdict(policy) if policy is not None else None,
+    }
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes (read in blocks: sample files can be large)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class _Sized:
