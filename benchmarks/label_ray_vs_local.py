@@ -39,6 +39,7 @@ from data_builders.execution.calibrate import (  # noqa: E402
 from data_builders.label import calibrated_limits  # noqa: E402
 from data_builders.problems.humaneval import load_humaneval, make_program  # noqa: E402
 
+RAY_CONNECT: list[float] = []  # seconds ray.init took
 REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
 
 
@@ -97,12 +98,14 @@ def main() -> int:
     local_t, local = timed_run(lambda: Executor(workers=args.workers, limits=limits), programs)
 
     def ray_executor() -> RayExecutor:
-        return RayExecutor(
+        executor = RayExecutor(
             limits=limits,
             num_cpus=args.ray_cpus,
             cpus_per_actor=args.cpus_per_actor,
             chunk_size=args.chunk_size,
         )
+        RAY_CONNECT.append(executor.connect_seconds)
+        return executor
 
     ray_t, remote = timed_run(ray_executor, programs)
     local_s, ray_s = local_t[0], ray_t[0]
@@ -120,6 +123,7 @@ def main() -> int:
         (f"ray, local {args.ray_cpus}-CPU cluster, {actors}", ray_t),
     ):
         print(f"| {name} | {total:.1f} | {up:.1f} / {down:.1f} | {n / total:.1f} |")
+    print(f"ray start-up: {RAY_CONNECT[0]:.1f} s ray.init, the rest the actor and its workers")
     print(f"ray / local throughput: {local_s / ray_s:.2f}x")
     print(f"identical verdicts (passed): {same_verdict} / {n}")
     print(f"identical per-status counts: {same_counts} / {n}")

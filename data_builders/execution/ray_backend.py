@@ -179,6 +179,7 @@ class RayExecutor:
         self._chunk_retries, self._placement_timeout = chunk_retries, placement_timeout
         self._isolation = isolation
         self._started = connect(address, num_cpus)
+        self.connect_seconds = time.monotonic() - started  # of startup_seconds: Ray itself
         self._lost = _lost_errors(self._ray)
         self._actors: list[Any] = []  # live and ready
         self._placing: dict[Any, tuple[Any, int, str | None]] = {}  # ready ref -> actor, cpus, node
