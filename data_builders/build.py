@@ -42,13 +42,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODEL",
         help="sample candidates from a causal LM: a local model folder, 'smollm2' (offline "
         "SmolLM2-135M-Instruct), a hub name (online), or openai:<base_url>:<model> for any "
-        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI)",
+        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI); replicas: "
+        "openai:<url1>,<url2>,...:<model>",
     )
     parser.add_argument(
         "--n", type=int, help="generations per task (default: the config's generation.n)"
     )
     parser.add_argument("--temperature", type=float, help="default: generation.temperature")
     parser.add_argument("--top-p", type=float, help="default: generation.top_p")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="served generation: requests in flight over all endpoints (default: "
+        "generation.concurrency; may change when resuming)",
+    )
     parser.add_argument(
         "--reference-samples",
         choices=("keep", "flag", "exclude"),
@@ -92,6 +100,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError("--top-p must be in (0, 1]")
     if args.max_problems is not None and args.max_problems < 1:
         raise UserError("--max-problems must be >= 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UserError(f"--concurrency must be >= 1, got {args.concurrency}")
     if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
         raise UserError(
             f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
@@ -130,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         n=args.n,
         temperature=args.temperature,
         top_p=args.top_p,
+        concurrency=args.concurrency,
         reference_samples=args.reference_samples,
         workers=args.workers,
         max_problems=args.max_problems,

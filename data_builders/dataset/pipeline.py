@@ -52,6 +52,7 @@ class BuildRequest:
     n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
     temperature: float | None = None
     top_p: float | None = None
+    concurrency: int | None = None  # served: requests in flight (not in the manifest)
     reference_samples: str = "keep"  # keep | flag | exclude samples that copy a reference
     workers: int | None = None
     max_problems: int | None = None
@@ -70,7 +71,9 @@ class BuildRequest:
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
             "mutants": self.mutants,
-            "generate": [self.generate, *self._sampling_summary()] if self.generate else None,
+            "generate": [_identity(self.generate), *self._sampling_summary()]
+            if self.generate
+            else None,
             "reference_samples": self.reference_samples,
             "max_problems": self.max_problems,
             "num_shards": self.num_shards,
@@ -89,6 +92,7 @@ class BuildRequest:
             n=self.n,
             temperature=self.temperature,
             top_p=self.top_p,
+            concurrency=self.concurrency,
         )
 
     def _sampling_summary(self) -> list[Any]:
@@ -110,10 +114,18 @@ class BuildRequest:
         if self.generate:
             s = self.sampling()
             sources.append(
-                f"generate:{self.generate} n={s.n} temperature={s.temperature} top_p={s.top_p} "
+                f"generate:{_identity(self.generate)} n={s.n} temperature={s.temperature} "
+                f"top_p={s.top_p} "
                 f"max_new_tokens={s.max_new_tokens} prompt={s.prompt} seed={s.seed}"
             )
         return sources
+
+
+def _identity(generate: str) -> str:
+    """``--generate`` as recorded in the manifest and provenance (served: without its URLs)."""
+    from data_builders.candidates.served import data_identity
+
+    return data_identity(generate)
 
 
 def _file_digest(path: Path) -> str:
