@@ -125,6 +125,9 @@ def main() -> int:
         print(f"| {name} | {total:.1f} | {up:.1f} / {down:.1f} | {n / total:.1f} |")
     print(f"ray start-up: {RAY_CONNECT[0]:.1f} s ray.init, the rest the actor and its workers")
     print(f"ray / local throughput: {local_s / ray_s:.2f}x")
+    labelling = [t[0] - t[1] - t[2] for t in (local_t, ray_t)]
+    print(f"ray / local, labelling alone (start-up and shut-down left out):"
+          f" {labelling[0] / labelling[1]:.2f}x")  # fmt: skip
     print(f"identical verdicts (passed): {same_verdict} / {n}")
     print(f"identical per-status counts: {same_counts} / {n}")
     for i, (a, b) in enumerate(zip(local, remote, strict=True)):
