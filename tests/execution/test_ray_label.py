@@ -203,7 +203,7 @@ def _untimed(out: Path) -> list[dict]:
     return rows
 
 
-@pytest.mark.slow  # two builds, two Ray drivers: 27-41 s here on the busy shared machine
+@pytest.mark.slow  # two builds, two Ray drivers: 10-41 s here, with the shared machine's load
 def test_build_killed_on_ray_resumes_to_the_local_build(cluster: str, tmp_path: Path) -> None:
     """A driver joined to the cluster is killed mid-labelling; the rerun continues from the
     progress store, and the finished dataset equals an uninterrupted local build's. (No
