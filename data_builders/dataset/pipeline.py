@@ -34,6 +34,7 @@ from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
 from data_builders.execution import ExecutionLimits, Executor
+from data_builders.execution.backend import ExecutorSettings, open_executor
 from data_builders.extension.extend import ExtensionTask, extend_tasks
 from data_builders.extension.suite import ExtendedSuite, SuiteCache
 from data_builders.jsonl import atomic_writer
@@ -63,6 +64,8 @@ class BuildRequest:
     cache_dir: Path | None = None
     chunk_size: int = 256  # candidates labelled per batch (rows reach disk after each)
     samples_per_task: int | None = None  # keep the first N samples of each task
+    # where programs run (local pool or Ray); not in the manifest: a build resumes on either
+    executor: ExecutorSettings | None = None
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
@@ -311,7 +314,8 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     with ProgressStore(request.out, request.manifest()) as store:
         # Two executors: reference runs must not get labelling's cap after a timeout.
         limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
-        with Executor(workers=request.workers, limits=limits) as executor:
+        backend = request.executor or ExecutorSettings()
+        with open_executor(backend, request.workers, limits) as executor:
             check_references(specs, executor, cfg.limits.reference_limit)
             _report_references(specs)
             dropped = drop_duplicates(
@@ -335,7 +339,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             )
         for spec in specs:
             store.add_task(_task_record(spec, suites[spec.task_id]))
-        with Executor(workers=request.workers, limits=label_limits(cfg.limits)) as executor:
+        with open_executor(backend, request.workers, label_limits(cfg.limits)) as executor:
             _label_all(request, specs, by_id, suites, store, executor)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
