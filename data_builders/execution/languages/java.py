@@ -160,7 +160,7 @@ class Java(Language):
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return [
             "javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
-            "-J-XX:-UsePerfData", "-nowarn", "-encoding", "UTF-8", "-cp", JAVATUPLES,
+            "-J-XX:-UsePerfData", "-nowarn", "-proc:none", "-encoding", "UTF-8", "-cp", JAVATUPLES,
             "-d", "classes", (mode.split() or ["", "Main.java"])[-1],
         ]  # fmt: skip
 
