@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.execution.foreign_process import Tree, base_env
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -70,8 +72,6 @@ class CompileServer:
         marker.write_text("")
 
     def _start(self) -> subprocess.Popen[bytes]:
-        from data_builders.execution.foreign import _base_env
-
         self._ensure_built()
         argv = [a.format(dir=self.home) for a in self.spec.run_argv]
         command = self._sandbox(
@@ -88,7 +88,7 @@ class CompileServer:
         try:
             return subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd=command.cwd, env=_base_env(), start_new_session=True, pass_fds=pass_fds,
+                cwd=command.cwd, env=base_env(), start_new_session=True, pass_fds=pass_fds,
             )  # fmt: skip
         finally:
             for fd in pass_fds:
@@ -96,14 +96,12 @@ class CompileServer:
 
     def compile(self, build: Path) -> tuple[bool, str, str | None]:
         """(ok, diagnostics, limit broken or None) for the sources in ``build``."""
-        from data_builders.execution.foreign import _Tree
-
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
             proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None
-            tree = _Tree(proc.pid)
+            tree = Tree(proc.pid)
             cpu0, wall0 = tree.cpu(), time.monotonic()
             limit = self._limits.compile_timeout
             try:
