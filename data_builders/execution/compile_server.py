@@ -55,6 +55,7 @@ class CompileServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.restarts = 0
+        self.broken: str | None = None  # the server cannot be built: never try again
 
     def _ensure_built(self) -> None:
         marker = self.home / ".unice-server-ok"
@@ -68,7 +69,8 @@ class CompileServer:
             argv, cwd=self.home, capture_output=True, text=True, timeout=300, check=False
         )
         if proc.returncode != 0:
-            raise ServerFailedError(f"building the compile server failed: {proc.stderr[-500:]}")
+            self.broken = f"building the compile server failed: {proc.stderr[-500:]}"
+            raise ServerFailedError(self.broken)
         marker.write_text("")
 
     def _start(self) -> subprocess.Popen[bytes]:
@@ -97,6 +99,8 @@ class CompileServer:
     def compile(self, build: Path) -> tuple[bool, str, str | None]:
         """(ok, diagnostics, limit broken or None) for the sources in ``build``."""
         with self._lock:
+            if self.broken:
+                raise ServerFailedError(self.broken)
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
             proc = self._proc

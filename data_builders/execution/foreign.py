@@ -150,6 +150,7 @@ class ForeignExecutor:
             self._bpf_path.write_bytes(run_filter_bpf())
         self.use_compile_servers = compile_servers
         self._servers: dict[str, CompileServer] = {}
+        self._server_warnings: set[str] = set()
         self.compile_seconds = 0.0  # wall seconds spent compiling
         self.compiles = 0
         self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see Tree)
@@ -267,10 +268,12 @@ class ForeignExecutor:
             try:
                 ok, log, _ = server.compile(path)
             except ServerFailedError as exc:
-                print(
-                    f"warning: {language.name} compile server failed ({exc}); using {argv[0]}",
-                    file=sys.stderr,
-                )
+                if str(exc) not in self._server_warnings:  # each distinct failure said once
+                    self._server_warnings.add(str(exc))
+                    print(
+                        f"warning: {language.name} compile server failed ({exc}); using {argv[0]}",
+                        file=sys.stderr,
+                    )
             else:
                 seconds = time.monotonic() - started
                 self.compiles += 1
