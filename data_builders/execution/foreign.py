@@ -271,7 +271,8 @@ class ForeignExecutor:
                 if str(exc) not in self._server_warnings:  # each distinct failure said once
                     self._server_warnings.add(str(exc))
                     print(
-                        f"warning: {language.name} compile server failed ({exc}); using {argv[0]}",
+                        f"warning: {language.name} compile server failed"
+                        f" ({' '.join(str(exc).split())}); using {argv[0]}",
                         file=sys.stderr,
                     )
             else:
