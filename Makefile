@@ -50,6 +50,10 @@ system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we
 			|| echo "warning: apt could not install the C++/Java/Node/Go/Rust toolchains; label names what is missing"; \
 		fi; \
 	fi
+	@# HumanEval-X's JavaScript/162 requires the npm package js-md5 (found through NODE_PATH)
+	@if command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && [ ! -d "$$(npm root -g)/js-md5" ]; then \
+		npm install -g --silent js-md5@0.8.3 >/dev/null 2>&1 || echo "warning: npm could not install js-md5"; \
+	fi
 
 test: $(STAMP)  ## Run the test suite (installs first if needed)
 	$(BIN)/python -m pytest -q
