@@ -262,3 +262,9 @@ def test_a_broken_compile_server_falls_back_to_the_command_line(tmp_path, monkey
         for kind in ("wrong", "correct"):  # the server build is tried once, then skipped
             assert statuses(ex.run(ForeignProgram("java", JAVA[kind], JAVA_TEST)))[:2] == [P, P]
     assert capsys.readouterr().err.count("warning: java compile server failed") == 1
+
+
+def test_a_test_without_assertions_gives_no_tests(foreign) -> None:
+    """HumanEval-X's Rust/32 test is commented out: nothing is verified, nothing passes."""
+    result = foreign.run(ForeignProgram("js", JS["correct"], "/* console.assert(f(1) === 2) */\n"))
+    assert result.n_tests == 0 and result.pass_ratio == 0.0 and not result.passed
