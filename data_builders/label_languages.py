@@ -157,7 +157,6 @@ def _warn_unsplit(samples: list[dict[str, Any]], programs: list[Any]) -> None:
 def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: list[Any]) -> int:
     """Run ``programs`` (one per sample) and write the labelled samples."""
     from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
-    from data_builders.execution.languages import SplitError
 
     check_toolchains({program.language for program in programs})
     _warn_unsplit(samples, programs)
@@ -174,13 +173,10 @@ def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: li
         ForeignExecutor(workers=args.workers, limits=limits) as executor,
         atomic_writer(args.out) as out,
     ):
-        try:
-            for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
-                row = {k: v for k, v in sample.items() if k != "_line"}
-                row.update(result.to_dict())
-                passed += row["passed"]
-                out.write(dumps(row) + "\n")
-        except SplitError as exc:
-            raise UserError(f"{exc} (the problem's test is not in a supported shape)") from None
+        for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
+            row = {k: v for k, v in sample.items() if k != "_line"}
+            row.update(result.to_dict())
+            passed += row["passed"]
+            out.write(dumps(row) + "\n")
     print(f"labelled {len(samples)} samples ({passed} passed all tests) -> {args.out}")
     return 0
