@@ -73,7 +73,9 @@ def main() -> None:
             if not result.passed:
                 bad = [o for o in result.outcomes if o.status != "pass"]
                 shown = {k: v for k, v in result.status_counts.items() if v}
-                detail = " ".join(bad[0].detail.split())[:160]
+                detail = (
+                    " ".join(bad[0].detail.split())[:160] if bad else "no assertion in its test"
+                )
                 print(f"  {problem.task_id}: {shown} {detail}")
         rows.append((language, len(problems), statistics.mean(counts), passed))
     print("\n| language | tasks | assertions per task | canonical solutions passing |")

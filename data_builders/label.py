@@ -57,13 +57,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="CPU seconds for every test (default: per-test limits calibrated from each"
-        " problem's reference solution, see --limits)",
+        " problem's reference solution, see --limits; other languages: per assertion,"
+        " default 3)",
     )
     parser.add_argument(
         "--limits",
         type=Path,
         default=None,
-        help="limits config for the calibration (default: configs/build/limits.yaml)",
+        help="limits config for the calibration (default: configs/build/limits.yaml; for"
+        " humaneval-x and multipl-e: configs/build/languages.yaml)",
     )
     parser.add_argument(
         "--reference-cache",

@@ -13,6 +13,7 @@ install, before anything runs.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +133,33 @@ def _check_task_ids(
             )
 
 
+def _warn_unsplit(samples: list[dict[str, Any]], programs: list[Any]) -> None:
+    """One line naming the tasks whose test has no assertion the language recognises."""
+    from data_builders.execution.languages import SplitError, get_language
+
+    seen: dict[str, bool] = {}
+    for sample, program in zip(samples, programs, strict=True):
+        if sample["task_id"] not in seen:
+            try:
+                get_language(program.language).split(program.test)
+                seen[sample["task_id"]] = True
+            except (SplitError, ValueError):
+                seen[sample["task_id"]] = False
+    bad = sorted(task for task, ok in seen.items() if not ok)
+    if bad:
+        print(
+            f"warning: no assertion found in the test of {len(bad)} task(s) ({', '.join(bad[:10])}):"
+            " their samples get n_tests 0, pass_ratio 0, passed false",
+            file=sys.stderr,
+        )
+
+
 def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: list[Any]) -> int:
     """Run ``programs`` (one per sample) and write the labelled samples."""
     from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
-    from data_builders.execution.languages import SplitError
 
     check_toolchains({program.language for program in programs})
+    _warn_unsplit(samples, programs)
     try:
         limits = (
             ForeignLimits.from_yaml(args.limits, timeout=args.timeout)
@@ -151,13 +173,10 @@ def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: li
         ForeignExecutor(workers=args.workers, limits=limits) as executor,
         atomic_writer(args.out) as out,
     ):
-        try:
-            for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
-                row = {k: v for k, v in sample.items() if k != "_line"}
-                row.update(result.to_dict())
-                passed += row["passed"]
-                out.write(dumps(row) + "\n")
-        except SplitError as exc:
-            raise UserError(f"{exc} (the problem's test is not in a supported shape)") from None
+        for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
+            row = {k: v for k, v in sample.items() if k != "_line"}
+            row.update(result.to_dict())
+            passed += row["passed"]
+            out.write(dumps(row) + "\n")
     print(f"labelled {len(samples)} samples ({passed} passed all tests) -> {args.out}")
     return 0

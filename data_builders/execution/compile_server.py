@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.execution.foreign_process import Tree, base_env
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -53,6 +55,7 @@ class CompileServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.restarts = 0
+        self.broken: str | None = None  # the server cannot be built: never try again
 
     def _ensure_built(self) -> None:
         marker = self.home / ".unice-server-ok"
@@ -66,12 +69,11 @@ class CompileServer:
             argv, cwd=self.home, capture_output=True, text=True, timeout=300, check=False
         )
         if proc.returncode != 0:
-            raise ServerFailedError(f"building the compile server failed: {proc.stderr[-500:]}")
+            self.broken = f"building the compile server failed: {proc.stderr[-500:]}"
+            raise ServerFailedError(self.broken)
         marker.write_text("")
 
     def _start(self) -> subprocess.Popen[bytes]:
-        from data_builders.execution.foreign import _base_env
-
         self._ensure_built()
         argv = [a.format(dir=self.home) for a in self.spec.run_argv]
         command = self._sandbox(
@@ -88,7 +90,7 @@ class CompileServer:
         try:
             return subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd=command.cwd, env=_base_env(), start_new_session=True, pass_fds=pass_fds,
+                cwd=command.cwd, env=base_env(), start_new_session=True, pass_fds=pass_fds,
             )  # fmt: skip
         finally:
             for fd in pass_fds:
@@ -96,14 +98,14 @@ class CompileServer:
 
     def compile(self, build: Path) -> tuple[bool, str, str | None]:
         """(ok, diagnostics, limit broken or None) for the sources in ``build``."""
-        from data_builders.execution.foreign import _Tree
-
         with self._lock:
+            if self.broken:
+                raise ServerFailedError(self.broken)
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
             proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None
-            tree = _Tree(proc.pid)
+            tree = Tree(proc.pid)
             cpu0, wall0 = tree.cpu(), time.monotonic()
             limit = self._limits.compile_timeout
             try:

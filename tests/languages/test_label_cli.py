@@ -94,3 +94,18 @@ def test_unknown_task_and_bad_prefix(tmp_path: Path, capsys) -> None:
     argv = ["label", "--problems", "humaneval-x", "--problems-file", str(bad)]
     assert main([*argv, "--samples", str(samples), "--out", str(tmp_path / "o")]) == 2
     assert "no HumanEval-X language prefix" in capsys.readouterr().err
+
+
+def test_a_task_without_assertions_is_named_and_gets_no_tests(tmp_path: Path, capsys) -> None:
+    need("js")
+    task = {**JS_TASK, "test": "/* console.assert(addOne(1) === 2) */\n"}
+    problems = _write(tmp_path / "p.jsonl", [task])
+    samples = _write(
+        tmp_path / "s.jsonl", [{"task_id": "JavaScript/0", "completion": "  return x + 1\n}\n"}]
+    )
+    out = tmp_path / "o.jsonl"
+    argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems)]
+    assert main([*argv, "--samples", str(samples), "--out", str(out), "--workers", "1"]) == 0
+    row = json.loads(out.read_text())
+    assert row["n_tests"] == 0 and row["pass_ratio"] == 0.0 and not row["passed"]
+    assert "no assertion found in the test of 1 task(s) (JavaScript/0)" in capsys.readouterr().err

@@ -245,3 +245,26 @@ def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
     assert statuses(result) == [T, T, T]
     first, *rest = [o.time for o in result.outcomes]
     assert first >= 1.0 and all(t < 0.6 for t in rest), [o.time for o in result.outcomes]
+
+
+def test_a_broken_compile_server_falls_back_to_the_command_line(tmp_path, monkeypatch, capsys):
+    need("java")
+    from data_builders.execution.compile_server import ServerSpec
+    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.languages.java import Java
+    from tests.languages.conftest import LIMITS
+
+    broken = ServerSpec({"X.java": "class X {"}, ["javac", "-d", "{dir}", "{dir}/X.java"], ["true"])
+    monkeypatch.setattr(Java, "compile_server", broken)
+    with ForeignExecutor(
+        workers=1, limits=LIMITS, cache_dir=tmp_path / "b", shared_cache_dir=tmp_path / "s"
+    ) as ex:
+        for kind in ("wrong", "correct"):  # the server build is tried once, then skipped
+            assert statuses(ex.run(ForeignProgram("java", JAVA[kind], JAVA_TEST)))[:2] == [P, P]
+    assert capsys.readouterr().err.count("warning: java compile server failed") == 1
+
+
+def test_a_test_without_assertions_gives_no_tests(foreign) -> None:
+    """HumanEval-X's Rust/32 test is commented out: nothing is verified, nothing passes."""
+    result = foreign.run(ForeignProgram("js", JS["correct"], "/* console.assert(f(1) === 2) */\n"))
+    assert result.n_tests == 0 and result.pass_ratio == 0.0 and not result.passed

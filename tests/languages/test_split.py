@@ -126,3 +126,12 @@ def test_top_level_helpers() -> None:
 def test_unknown_language_is_one_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown language 'cobol'"):
         get_language("cobol")
+
+
+def test_java_main_with_a_throws_clause() -> None:
+    test = JAVA_TEST.replace(
+        "main(String[] args) {", "main(String[] args) throws NoSuchAlgorithmException {"
+    )
+    driver = get_language("java").driver("class Solution {}\n", test).files["Main.java"]
+    assert "__unice_main(String[] __unice_args) throws Exception {" in driver
+    assert "NoSuchAlgorithmException" not in driver

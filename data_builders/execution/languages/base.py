@@ -9,7 +9,8 @@ language is adding one module and one entry in ``languages/__init__.py``.
 
 The result protocol (written by the driver's support code to the file descriptor named on
 its command line, one line per event): ``S k`` (case k starts), then ``P k`` (held),
-``F k`` (failed), ``E k`` (raised an error), or ``M k`` (ran out of memory). A case
+``F k`` (failed), ``E k [message]`` (raised an error; the message becomes the outcome's
+detail), or ``M k`` (ran out of memory). A case
 may report several times (an assertion inside a loop): it passes only if every run held.
 """
 

@@ -29,15 +29,17 @@ SUPPORT = r"""
     static int __unice_start = 0;
     static java.io.PrintStream __unice_out = System.err;
     static void __unice_mark(String what, Object k) { __unice_out.print(what + " " + k + "\n"); __unice_out.flush(); }
-    static void __unice_case(int k, java.util.function.BooleanSupplier f) {
+    interface __UniceCheck { boolean check() throws Throwable; }
+    interface __UniceBlock { void run() throws Throwable; }
+    static void __unice_case(int k, __UniceCheck f) {
         if (k < __unice_start) return;
         __unice_mark("S", k);
-        try { __unice_mark(f.getAsBoolean() ? "P" : "F", k); }
+        try { __unice_mark(f.check() ? "P" : "F", k); }
         catch (AssertionError e) { __unice_mark("F", k); }
         catch (OutOfMemoryError e) { __unice_mark("M", k); }
         catch (Throwable e) { __unice_mark("E", k + " " + String.valueOf(e).replaceAll("\\s+", " ")); }
     }
-    static void __unice_block(int k, Runnable r) {
+    static void __unice_block(int k, __UniceBlock r) {
         __unice_case(k, () -> { r.run(); return true; });
     }
     public static void main(String[] args) throws Exception {
@@ -50,7 +52,10 @@ SUPPORT = r"""
     }
 """
 
-_MAIN = r"public\s+static\s+void\s+main\s*\(\s*String\s*(?:\[\]\s*\w+|\w+\s*\[\]|\.\.\.\s*\w+)\s*\)"
+_MAIN = (
+    r"public\s+static\s+void\s+main\s*\(\s*String\s*(?:\[\]\s*\w+|\w+\s*\[\]|\.\.\.\s*\w+)\s*\)"
+    r"(?:\s*throws\s+[\w.]+(?:\s*,\s*[\w.]+)*)?"  # replaced by "throws Exception"
+)
 _CLASS_NAME = re.compile(r"\bclass\s+(\w+)")
 _PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:final\s+)?class\s+(\w+)")
 _CORRECT = re.compile(r"List\s*<\s*Boolean\s*>\s+correct\s*=\s*Arrays\.asList\s*\(")
@@ -160,7 +165,7 @@ class Java(Language):
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         return [
             "javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
-            "-J-XX:-UsePerfData", "-nowarn", "-encoding", "UTF-8", "-cp", JAVATUPLES,
+            "-J-XX:-UsePerfData", "-nowarn", "-proc:none", "-encoding", "UTF-8", "-cp", JAVATUPLES,
             "-d", "classes", (mode.split() or ["", "Main.java"])[-1],
         ]  # fmt: skip
 

@@ -73,6 +73,9 @@ class JavaScript(Language):
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
             ["node", f"--max-old-space-size={memory_mb}", "{build}/main.js", "{start}", "{fd}"],
+            # Globally installed packages (HumanEval-X's JavaScript/162 requires js-md5, which
+            # `make system-deps` installs with npm), as CodeGeeX's evaluation image has them.
+            env={"NODE_PATH": "/usr/lib/node_modules:/usr/local/lib/node_modules"},
             address_space_limit=False,
         )
 
