@@ -44,7 +44,8 @@ system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we
 	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		if ! command -v g++ >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 \
 			|| ! command -v go >/dev/null 2>&1 || ! command -v rustc >/dev/null 2>&1 \
-			|| [ ! -f /usr/share/java/javatuples.jar ] || [ ! -f /usr/include/boost/any.hpp ]; then \
+			|| [ ! -f /usr/share/java/javatuples.jar ] || [ ! -f /usr/include/boost/any.hpp ] \
+			|| [ ! -d /usr/share/gocode/src/github.com/stretchr/testify ]; then \
 			(apt-get update -qq && apt-get install -y -qq --no-install-recommends g++ libssl-dev libboost-dev default-jdk-headless \
 				libjavatuples-java nodejs golang-go golang-github-stretchr-testify-dev rustc >/dev/null) \
 			|| echo "warning: apt could not install the C++/Java/Node/Go/Rust toolchains; label names what is missing"; \
