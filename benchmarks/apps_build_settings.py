@@ -1,23 +1,30 @@
 """Build time and label drift of ``build apps`` under changed settings, side by side.
 
     python benchmarks/apps_build_settings.py --source ../shared/data/apps_subset/problems.jsonl \
-        --samples ../shared/data/apps_subset/samples.jsonl \
-        --set extension.reference_timeout=0.25 --set timeouts.after_timeout=0.01
+        --samples ../shared/data/apps_subset/samples.jsonl --baseline-commit 812ba9b
 
 Runs the real command (``python -m data_builders build apps ... --reference-samples exclude``)
-twice, each from a cold extended-test cache in a scratch folder: with
-``configs/build/apps.yaml`` as it is, then with the ``--set`` overrides applied to a copy of
-it. Prints each build's wall seconds, its summed ``exec_seconds`` (the CPU the sandbox measured
-on the candidates' tests) and how many rows' labels differ between the two, field by field.
+twice, each from a cold extended-test cache in a scratch folder: the variant, then the
+baseline. The baseline is this checkout with ``configs/build/apps.yaml`` as it is, or with
+``--baseline-commit REV`` that commit's code and configs (a temporary ``git worktree``: how
+the time-limit policy before a change labelled the same programs). The variant is this
+checkout with the ``--set`` overrides applied to copies of ``configs/build/apps.yaml``
+(``section.key=value``) and ``configs/build/limits.yaml`` (``limits.key=value``). Prints each
+build's wall seconds, its summed ``exec_seconds`` (the CPU the sandbox measured on the
+candidates' tests), how many rows' labels differ, field by field and on which tasks, and,
+when the samples carry the shelf's ``passes_original_tests``, how often each build's
+``base_passed`` agrees with that independent check and how many tasks have >= 50 tests.
 
-Why: the ten-minute target for the real-APPS subset cannot be met without changing what the
-tests are (see docs/datasets.md). This measures what a given change buys and what it costs in
-labels, on the same machine in one run, so the choice is made on figures.
+Why: the ten-minute target for the real-APPS subset could not be met without changing what
+the tests are (see docs/datasets.md). This measures what a given change buys and what it
+costs in labels, on the same machine in one run, so the choice is made on figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -42,31 +49,63 @@ def parse_override(text: str) -> tuple[str, str, Any]:
     return section, key, yaml.safe_load(value)
 
 
-def variant_config(overrides: list[tuple[str, str, Any]], folder: Path) -> Path:
-    """A copy of configs/build/apps.yaml with ``overrides`` applied (keys must exist)."""
-    config = yaml.safe_load((REPO / "configs/build/apps.yaml").read_text())
+def variant_configs(overrides: list[tuple[str, str, Any]], folder: Path) -> list[str]:
+    """``--config``/``--limits`` options for copies of configs/build/apps.yaml and limits.yaml
+    with ``overrides`` applied (keys must exist); none when nothing is overridden."""
+    files = {
+        "config": REPO / "configs/build/apps.yaml",
+        "limits": REPO / "configs/build/limits.yaml",
+    }
+    loaded = {name: yaml.safe_load(path.read_text()) for name, path in files.items()}
+    changed: set[str] = set()
     for section, key, value in overrides:
-        if key not in config.get(section, {}):
-            sys.exit(f"--set {section}.{key}: no such setting in configs/build/apps.yaml")
-        config[section][key] = value
-    path = folder / "apps_variant.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return path
+        name, values = ("limits", loaded["limits"]) if section == "limits" else ("config", None)
+        values = values if values is not None else loaded["config"].get(section, {})
+        if key not in values:
+            sys.exit(f"--set {section}.{key}: no such setting in {files[name].name}")
+        values[key] = value
+        changed.add(name)
+    options = []
+    for name in sorted(changed):
+        path = folder / f"variant_{files[name].name}"
+        path.write_text(yaml.safe_dump(loaded[name], sort_keys=False))
+        options += [f"--{name}", str(path)]
+    return options
 
 
-def build(args: argparse.Namespace, folder: Path, config: Path | None) -> float:
-    """One cold build into ``folder``; returns its wall seconds."""
+def build(args: argparse.Namespace, folder: Path, checkout: Path, options: list[str]) -> float:
+    """One cold build into ``folder`` with the code of ``checkout``; returns wall seconds."""
     command = [
         sys.executable, "-m", "data_builders", "build", "apps",
         "--source", args.source, "--samples", args.samples,
         "--reference-samples", "exclude", "--workers", str(args.workers),
         "--cache-dir", str(folder / "extension-cache"), "--out", str(folder / "data"),
     ]  # fmt: skip
-    if config is not None:
-        command += ["--config", str(config)]
+    if args.max_problems:
+        command += ["--max-problems", str(args.max_problems)]
+    environment = {**os.environ, "PYTHONPATH": str(checkout)}
     started = time.monotonic()
-    subprocess.run(command, cwd=REPO, check=True)
+    subprocess.run([*command, *options], cwd=checkout, env=environment, check=True)
     return time.monotonic() - started
+
+
+def agreement(rows: dict[str, dict[str, Any]], samples: str) -> str | None:
+    """``base_passed`` against the shelf's ``passes_original_tests`` (same sample order)."""
+    from data_builders.jsonl import read_jsonl
+
+    theirs: dict[str, bool] = {}
+    counters: dict[str, int] = {}
+    for record in read_jsonl(Path(samples)):
+        index = counters.get(record["task_id"], 0)
+        counters[record["task_id"]] = index + 1
+        if "passes_original_tests" in record:
+            theirs[f"{record['task_id']}::samples::{index}"] = record["passes_original_tests"]
+    both = [i for i in rows if i in theirs]
+    if not both:
+        return None
+    differ = sorted(i for i in both if rows[i]["base_passed"] != theirs[i])
+    shown = ", ".join(i.split("/")[-1].replace("::samples::", "/") for i in differ)
+    return f"{len(both) - len(differ)} of {len(both)} agree ({shown or 'no disagreement'})"
 
 
 def load_rows(folder: Path) -> dict[str, dict[str, Any]]:
@@ -82,37 +121,68 @@ def main() -> None:
     parser.add_argument("--source", required=True)
     parser.add_argument("--samples", required=True)
     parser.add_argument(
-        "--set", dest="overrides", action="append", type=parse_override, required=True,
-        metavar="SECTION.KEY=VALUE", help="a setting of configs/build/apps.yaml to change",
+        "--set", dest="overrides", action="append", type=parse_override, default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a setting of configs/build/apps.yaml (or limits.KEY of limits.yaml) to change",
     )  # fmt: skip
+    parser.add_argument(
+        "--baseline-commit", metavar="REV", help="build the baseline with this commit's code"
+    )
+    parser.add_argument("--max-problems", type=int, help="the first N problems only")
+    parser.add_argument("--keep", type=Path, help="keep both builds under this new folder")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    if not args.overrides and not args.baseline_commit:
+        parser.error("nothing to compare: give --set and/or --baseline-commit")
+    if args.keep and args.keep.exists():
+        parser.error(f"--keep {args.keep}: already exists; name a new folder")
 
     with tempfile.TemporaryDirectory(prefix="apps-settings-") as scratch:
-        root = Path(scratch)
-        (root / "default").mkdir()
-        (root / "variant").mkdir()
-        config = variant_config(args.overrides, root)
-        seconds = {
-            "default": build(args, root / "default", None),
-            "variant": build(args, root / "variant", config),
-        }
+        root = args.keep or Path(scratch)
+        for name in ("baseline", "variant"):
+            (root / name).mkdir(parents=True)
+        options = variant_configs(args.overrides, root)
+        checkout = REPO
+        if args.baseline_commit:
+            checkout = Path(scratch) / "baseline-checkout"
+            git = ["git", "-C", str(REPO), "worktree"]
+            subprocess.run(
+                [*git, "add", "--detach", str(checkout), args.baseline_commit], check=True
+            )
+        try:
+            variant = build(args, root / "variant", REPO, options)  # the new figure first
+            seconds = {"baseline": build(args, root / "baseline", checkout, []), "variant": variant}
+        finally:
+            if args.baseline_commit:
+                subprocess.run([*git, "remove", "--force", str(checkout)], check=True)
         rows = {name: load_rows(root / name / "data") for name in seconds}
+        tests = {
+            name: json.loads((root / name / "data" / "stats.json").read_text())["tests_per_task"]
+            for name in seconds
+        }
 
-    base, other = rows["default"], rows["variant"]
+    base, other = rows["baseline"], rows["variant"]
     if set(base) != set(other):
         sys.exit(f"the builds hold different rows: {len(base)} vs {len(other)}")
-    changes = " ".join(f"{s}.{k}={v}" for s, k, v in args.overrides)
+    if not base:
+        sys.exit("the builds hold no rows: no samples for these problems (raise --max-problems)")
+    changes = " ".join(f"{s}.{k}={v}" for s, k, v in args.overrides) or "(none)"
     print(f"\nAPPS subset, {len(base)} rows, {args.workers} workers, cold caches")
-    print(f"{'build':<10} {'wall s':>8} {'exec_seconds':>13}")
+    print(f"{'build':<10} {'wall s':>8} {'exec_seconds':>13} {'tasks >= 50 tests':>18}")
     for name, wall in seconds.items():
         cpu = sum(row["exec_seconds"] for row in rows[name].values())
-        print(f"{name:<10} {wall:>8.1f} {cpu:>13.1f}")
-    print(f"variant: {changes}")
+        fifty = sum(t["extended"] >= 50 for t in tests[name].values())
+        print(f"{name:<10} {wall:>8.1f} {cpu:>13.1f} {fifty:>9} of {len(tests[name])}")
+    print(f"baseline: commit {args.baseline_commit or 'this checkout'}; variant: {changes}")
+    for name in seconds:
+        agreed = agreement(rows[name], args.samples)
+        if agreed:
+            print(f"  {name} base_passed vs the shelf's passes_original_tests: {agreed}")
     for field in LABEL_FIELDS:
         differ = [i for i in base if base[i][field] != other[i][field]]
         tasks = sorted({base[i]["task_id"].rsplit("/", 1)[-1] for i in differ})
-        print(f"  {field:<12} differs in {len(differ):>4} rows ({len(tasks)} tasks)")
+        shown = f": {', '.join(tasks)}" if tasks else ""
+        print(f"  {field:<12} differs in {len(differ):>4} rows ({len(tasks)} tasks{shown})")
     gaps = [abs(base[i]["pass_ratio"] - other[i]["pass_ratio"]) for i in base]
     print(f"  pass_ratio   mean |diff| {statistics.mean(gaps):.4f}, max {max(gaps):.3f}")
     for field in ("pass_ratio", "executable", "passed"):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from data_builders.dataset.config import DATASETS, load_config, parse_ratios
 from data_builders.errors import UserError
+from data_builders.execution.backend import add_arguments as add_executor_arguments
+from data_builders.execution.backend import settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,14 +42,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODEL",
         help="sample candidates from a causal LM: a local model folder, 'smollm2' (offline "
         "SmolLM2-135M-Instruct), a hub name (online), or openai:<base_url>:<model> for any "
-        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI); 'local' samples the SmolLM2 "
-        "GGUF with llama.cpp in process (faster on CPU; local:PATH.gguf for another GGUF)",
+        "OpenAI-compatible server (vLLM, llama.cpp, Ollama, TGI); replicas: "
+        "openai:<url1>,<url2>,...:<model>; 'local' samples the SmolLM2 GGUF with llama.cpp "
+        "in process (faster on CPU; local:PATH.gguf for another GGUF)",
     )
     parser.add_argument(
         "--n", type=int, help="generations per task (default: the config's generation.n)"
     )
     parser.add_argument("--temperature", type=float, help="default: generation.temperature")
     parser.add_argument("--top-p", type=float, help="default: generation.top_p")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="served generation: requests in flight over all endpoints (default: "
+        "generation.concurrency; may change when resuming)",
+    )
     parser.add_argument(
         "--reference-samples",
         choices=("keep", "flag", "exclude"),
@@ -65,6 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--config", type=Path, help="builder YAML (default configs/build/<dataset>.yaml)"
     )
     parser.add_argument(
+        "--limits",
+        type=Path,
+        help="candidates' per-test time limits (default configs/build/limits.yaml, as label)",
+    )
+    parser.add_argument(
         "--cache-dir", type=Path, help="extended-test cache (default ~/.cache/unice/extension)"
     )
     parser.add_argument(
@@ -73,6 +88,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=256,
         metavar="N",
         help="candidates labelled per batch; finished rows reach disk after each batch",
+    )
+    add_executor_arguments(parser)
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="build nothing; say whether --out holds this build: exit 0 complete with these "
+        "settings, 1 absent or unfinished with them (a build resumes it), 2 built with other "
+        "settings (a build refuses it: remove the folder)",
     )
     parser.set_defaults(func=run)
 
@@ -90,6 +113,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError("--top-p must be in (0, 1]")
     if args.max_problems is not None and args.max_problems < 1:
         raise UserError("--max-problems must be >= 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UserError(f"--concurrency must be >= 1, got {args.concurrency}")
     if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
         raise UserError(
             f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
@@ -111,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     from data_builders.dataset.pipeline import BuildRequest, run_build
 
     _validate(args)
-    config = load_config(args.dataset, args.config)
+    backend = settings_from_args(args)
+    config = load_config(args.dataset, args.config, args.limits)
     if args.seed is not None:
         config = dataclasses.replace(config, seed=args.seed)
     if args.split_ratios:
@@ -127,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         n=args.n,
         temperature=args.temperature,
         top_p=args.top_p,
+        concurrency=args.concurrency,
         reference_samples=args.reference_samples,
         workers=args.workers,
         max_problems=args.max_problems,
@@ -135,7 +162,14 @@ def run(args: argparse.Namespace) -> int:
         cache_dir=args.cache_dir,
         chunk_size=args.chunk_size,
         samples_per_task=args.samples_per_task,
+        executor=backend,
     )
+    if args.check:
+        from data_builders.dataset.pipeline import build_state
+
+        state, detail = build_state(request)
+        print(f"{args.out}: {detail}")
+        return {"complete": 0, "resumable": 1, "absent": 1, "differs": 2}[state]
     summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"
     splits = summary.get("splits")

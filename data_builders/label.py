@@ -3,7 +3,9 @@
 Reads samples (``{"task_id": ..., "completion": ...}``, ``.jsonl`` or ``.jsonl.gz``, extra
 fields kept) and writes one line per sample with ``pass_ratio``, ``executable``, ``passed``,
 ``n_tests``, ``status_counts`` and ``isolation``. Every sample is validated before anything
-runs, and the output appears only when complete (atomic rename).
+runs, and the output appears only when complete (atomic rename); rows are appended to
+``OUT.partial`` meanwhile, so rerunning a killed run continues where it stopped
+(:mod:`data_builders.partial`).
 
 Time limits: by default each test's CPU limit is calibrated from the problem's reference
 solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``), and once
@@ -20,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
+from data_builders.execution.backend import add_arguments as add_executor_arguments
+from data_builders.jsonl import iter_jsonl
+from data_builders.partial import PartialOutput
 from data_builders.problems.base import Problem
 
-PROBLEM_SETS = ("humaneval", "mbpp")
+PROBLEM_SETS = ("humaneval", "mbpp", "humaneval-x", "multipl-e")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--problems-file",
         type=Path,
-        help="HumanEval-shaped problems file (required for mbpp; overrides the humaneval package)",
+        help="HumanEval-shaped problems file (required for mbpp; overrides the humaneval package;"
+        " for humaneval-x a THUDM/humaneval-x file, else the hub)",
+    )
+    parser.add_argument(
+        "--language",
+        default=None,
+        help="multipl-e without --problems-file: the hub config humaneval-LANGUAGE (cpp, java, js, ...)",
     )
     parser.add_argument("--samples", required=True, type=Path, help="samples .jsonl[.gz]")
     parser.add_argument("--out", required=True, type=Path, help="results .jsonl[.gz]")
@@ -47,13 +57,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="CPU seconds for every test (default: per-test limits calibrated from each"
-        " problem's reference solution, see --limits)",
+        " problem's reference solution, see --limits; other languages: per assertion,"
+        " default 3)",
     )
     parser.add_argument(
         "--limits",
         type=Path,
         default=None,
-        help="limits config for the calibration (default: configs/build/limits.yaml)",
+        help="limits config for the calibration (default: configs/build/limits.yaml; for"
+        " humaneval-x and multipl-e: configs/build/languages.yaml)",
     )
     parser.add_argument(
         "--reference-cache",
@@ -69,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="after N tests of a sample time out, label its other tests timeout without running"
         " them (faster on hanging programs; pass_ratio may then under-count). Default: run all",
     )
+    add_executor_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -133,7 +146,19 @@ def calibrated_limits(
 
 
 def run(args: argparse.Namespace) -> int:
-    from data_builders.execution import ExecutionLimits, Executor
+    if args.problems in ("humaneval-x", "multipl-e"):  # other languages: label_languages.py
+        from data_builders.label_languages import run_humaneval_x, run_multipl_e
+
+        if getattr(args, "executor", None) == "ray":
+            raise UserError(
+                f"--executor ray labels Python problem sets (humaneval, mbpp) only; label"
+                f" --problems {args.problems} with the local executor, or split the samples and"
+                " run one label per machine"
+            )
+
+        return (run_humaneval_x if args.problems == "humaneval-x" else run_multipl_e)(args)
+    from data_builders.execution import ExecutionLimits
+    from data_builders.execution.backend import open_executor, settings_from_args
     from data_builders.execution.calibrate import (
         DEFAULT_CONFIG,
         LimitConfigError,
@@ -149,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     if args.max_timeouts is not None and args.max_timeouts < 1:
         raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
+    backend = settings_from_args(args)
     policy = None
     if args.timeout is None:
         try:
@@ -163,11 +189,8 @@ def run(args: argparse.Namespace) -> int:
         limits = ExecutionLimits(
             timeout=policy.load, max_timeouts=args.max_timeouts, after_timeout=policy.after_timeout
         )
-    passed = 0
-    with (
-        Executor(workers=args.workers, limits=limits) as executor,
-        atomic_writer(args.out) as handle,
-    ):
+    output = PartialOutput(args.out, _row_settings(args, policy), samples)
+    with open_executor(backend, args.workers, limits) as executor, output:
         per_test: dict[str, list[float]] = {}
         if policy is not None:
             cache_path = args.reference_cache or default_cache()
@@ -175,19 +198,47 @@ def run(args: argparse.Namespace) -> int:
             task_ids = {sample["task_id"] for sample in samples}
             per_test = calibrated_limits(problems, task_ids, executor, policy, cache)
 
+        todo = samples[output.done :]
+        if output.done:
+            print(f"resuming: {output.done} of {len(samples)} samples labelled in {output.partial}")
+
         def programs() -> Iterator[Any]:
-            for sample in samples:
+            for sample in todo:
                 program = make_program(problems[sample["task_id"]], sample["completion"])
                 program.test_timeouts = per_test.get(sample["task_id"])
                 yield program
 
-        results = executor.map(_Sized(programs(), len(samples)), progress="label")
-        for sample, result in zip(samples, results, strict=True):
-            row = {**sample, **result.to_dict()}
-            passed += row["passed"]
-            handle.write(dumps(row) + "\n")
-    print(f"labelled {len(samples)} samples ({passed} passed all tests) -> {args.out}")
+        results = executor.map(_Sized(programs(), len(todo)), progress="label")
+        for sample, result in zip(todo, results, strict=True):
+            output.write({**sample, **result.to_dict()})
+        output.finish()
+    print(f"labelled {len(samples)} samples ({output.passed} passed all tests) -> {args.out}")
     return 0
+
+
+def _row_settings(args: argparse.Namespace, policy: Any) -> dict[str, Any]:
+    """What decides the rows (a resumed run must share it); not where they were computed."""
+    import dataclasses
+
+    return {
+        "samples": file_digest(args.samples),
+        "problems": args.problems,
+        "problems_file": file_digest(args.problems_file) if args.problems_file else None,
+        "timeout": args.timeout,
+        "max_timeouts": args.max_timeouts,
+        "limits": dataclasses.asdict(policy) if policy is not None else None,
+    }
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes (read in blocks: sample files can be large)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class _Sized:

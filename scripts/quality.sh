@@ -4,7 +4,8 @@
 #      and the zero-shot sets (HE-Eval from CodeGen-16B samples, HumanEval programs of 39 other generators)
 #   2. train +experiment=zeroshot_cpu (the offline MiniLM, CPU) -> runs/zeroshot_cpu/best
 #   3. evaluate it zero-shot next to every baseline on the same rows -> outputs/quality/report.{md,json}
-# Every stage resumes: rerunning skips finished builds (and the extended-test cache is reused),
+# Every stage resumes: rerunning skips finished builds whose settings are unchanged, rebuilds the
+# ones whose build manifest differs from what this script builds now (the extended-test cache is reused),
 # continues the training from runs/zeroshot_cpu/last, and only re-evaluates.
 #
 #   FULL_HE=1 bash scripts/quality.sh     # HE-Eval with all 100 samples per problem (16,400 programs)
@@ -48,12 +49,22 @@ timed() {  # timed NAME CMD...: run CMD, record its wall seconds under NAME
   "$@"
   seconds[$name]=$(( $(date +%s) - t0 ))
 }
-built() { [[ -f "$1/build_info.json" ]] && grep -q '"complete": true' "$1/build_info.json"; }
-build() {  # build DIR ARGS...: skipped when DIR holds a complete build (the command would resume it anyway)
+build() {  # build DIR ARGS...: skipped when DIR holds a complete build with these settings (its
+  # build_info.json manifest equals what this command would build now); an unfinished one resumes;
+  # a build with other settings (builder config, decontamination, samples file, ...) is removed and rebuilt
   local dir=$1; shift
-  if built "$dir"; then stamp "  $dir already built"; else "$PY" -m data_builders build "$@" --out "$dir"; fi
+  local state=0
+  "$PY" -m data_builders build "$@" --out "$dir" --check || state=$?
+  case $state in
+    0) stamp "  $dir already built"; return ;;
+    1) ;;
+    2) stamp "  $dir was built with other settings: rebuilding"; rm -rf -- "$dir"; rebuilt+=("$dir") ;;
+    *) exit "$state" ;;
+  esac
+  "$PY" -m data_builders build "$@" --out "$dir"
 }
 
+rebuilt=()
 stamp "1/3 building datasets"
 MBPP=(mbpp --source "$SHARED/mbpp_sanitized_humaneval_format.jsonl")
 timed build_mbpp_real build data/mbpp-real "${MBPP[@]}" --samples "$SHARED/mbpp_generations.jsonl"
@@ -68,6 +79,11 @@ timed build_he build "$HE_DIR" humaneval --samples "$SHARED/humaneval_codegen16b
 timed build_he_multi build data/he-multi humaneval --samples "$SHARED/humaneval_generations_multi.jsonl" \
   --split-ratios 0,0,1
 
+for dir in "${rebuilt[@]}"; do  # a run on the old training data must not be resumed on the new
+  if [[ "$dir" == data/mbpp-real || "$dir" == data/apps-subset ]] && [[ -d "$RUN_DIR" ]]; then
+    stamp "  training data $dir was rebuilt: starting $RUN_DIR afresh"; rm -rf -- "$RUN_DIR"; break
+  fi
+done
 stamp "2/3 training +experiment=zeroshot_cpu in $RUN_DIR"
 timed train "$PY" train.py +experiment=zeroshot_cpu "${train_data[@]}" output_dir="$RUN_DIR"
 

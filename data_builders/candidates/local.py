@@ -218,7 +218,7 @@ def local_candidates(
     (``engine`` is injected by tests). A request the engine fails leaves its candidate out,
     with one warning at the end; rerunning generates exactly those.
     """
-    from unice.ice_score.cache import ReplyCache, request_key
+    from data_builders.openai_client.cache import ReplyCache, request_key
 
     engine_settings = engine_settings or load_engine_settings()
     gguf = resolve_gguf(spec, engine_settings)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from data_builders.dataset.decontaminate import card_lines
 from data_builders.dataset.splits import SPLITS
 
 _NAMES = {"humaneval": "HE-Eval", "mbpp": "MBPP-Eval", "apps": "APPS-Eval"}
@@ -64,6 +65,7 @@ def render_card(stats: Mapping[str, Any]) -> str:
         "(full settings in `stats.json`)",
         "- tokens: identifiers, numbers and single punctuation characters (not a model's BPE)",
         "",
+        *card_lines(stats.get("decontamination") or {}, stats["dataset"]),
         "![PassRatio per split](pass_ratio.png)",
         "",
     ]

@@ -1,8 +1,11 @@
 """Builder defaults: one dataclass, filled from ``configs/build/<dataset>.yaml``.
 
-The YAML files hold the values (seeds, split ratios, extension targets, timeouts); this
+The YAML files hold the values (seeds, split ratios, extension targets, sampling); this
 module only gives them types and validates them, so a typo in a key is an error, not a
-silently ignored setting.
+silently ignored setting. Candidates' time limits are *not* a dataset setting: ``build`` and
+``label`` share one policy, ``configs/build/limits.yaml`` (per-test limits from the
+reference's time on each test, :mod:`data_builders.execution.calibrate`), loaded here into
+``BuildConfig.limits`` so the build's fingerprint covers it.
 """
 
 from __future__ import annotations
@@ -16,8 +19,14 @@ from typing import Any
 
 import yaml
 
+from data_builders.dataset.decontaminate import DecontaminationConfig
 from data_builders.errors import UserError
-from data_builders.execution.calibrate import scaled_limit
+from data_builders.execution.calibrate import (
+    DEFAULT_CONFIG,
+    LimitConfigError,
+    LimitPolicy,
+    load_policy,
+)
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
 DATASETS = ("humaneval", "mbpp", "apps")
@@ -30,26 +39,8 @@ class ExtensionConfig:
     target_tests: int = 120
     overgenerate: float = 1.6
     rounds: int = 2
-    reference_timeout: float = 0.5
+    reference_timeout: float = 0.25  # CPU s for the reference on a generated input
     max_references: int = 1
-
-
-@dataclass(frozen=True)
-class TimeoutConfig:
-    """Per-test CPU limit for candidates: ``clamp(factor * reference time, min, max)``.
-
-    ``probe_tests``/``after_timeout``/``rest_chunk``: see data_builders.dataset.labels.label.
-    """
-
-    factor: float = 20.0
-    min: float = 0.1
-    max: float = 3.0
-    probe_tests: int = 5
-    after_timeout: float = 0.01
-    rest_chunk: int = 0  # >0: the remaining tests run in parts of this size, doubling
-
-    def for_reference(self, reference_time: float) -> float:
-        return scaled_limit(reference_time, self.factor, self.min, self.max)
 
 
 @dataclass(frozen=True)
@@ -107,9 +98,10 @@ class BuildConfig:
     seed: int = 20240101
     split_ratios: tuple[float, float, float] = (0.8, 0.1, 0.1)
     extension: ExtensionConfig = field(default_factory=ExtensionConfig)
-    timeouts: TimeoutConfig = field(default_factory=TimeoutConfig)
+    limits: LimitPolicy = field(default_factory=LimitPolicy)  # from limits.yaml, not here
     mutants: MutantConfig = field(default_factory=MutantConfig)
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -121,9 +113,9 @@ class BuildConfig:
 
 _SECTIONS = {
     "extension": ExtensionConfig,
-    "timeouts": TimeoutConfig,
     "mutants": MutantConfig,
     "generation": GenerationConfig,
+    "decontamination": DecontaminationConfig,
 }
 
 
@@ -153,8 +145,20 @@ def parse_ratios(text: str | list[float] | tuple[float, ...]) -> tuple[float, fl
     return (parts[0] / total, parts[1] / total, parts[2] / total)
 
 
-def load_config(dataset: str, path: str | Path | None = None) -> BuildConfig:
-    """Read ``configs/build/<dataset>.yaml`` (or ``path``) into a :class:`BuildConfig`."""
+RETIRED = {
+    "timeouts": "candidates' time limits now come from configs/build/limits.yaml (per-test "
+    "limits, shared with `label`); delete the 'timeouts' section (pass --limits FILE for "
+    "other values)",
+    "limits": "time limits are read from configs/build/limits.yaml, not the dataset config; "
+    "delete the 'limits' section (pass --limits FILE for other values)",
+}
+
+
+def load_config(
+    dataset: str, path: str | Path | None = None, limits: str | Path | None = None
+) -> BuildConfig:
+    """Read ``configs/build/<dataset>.yaml`` (or ``path``) into a :class:`BuildConfig`, with
+    the time-limit policy of ``limits`` (default ``configs/build/limits.yaml``)."""
     source = Path(path) if path else CONFIG_DIR / f"{dataset}.yaml"
     if not source.is_file():
         raise UserError(f"{source}: no such config file")
@@ -164,7 +168,10 @@ def load_config(dataset: str, path: str | Path | None = None) -> BuildConfig:
         raise UserError(f"{source}: not valid YAML ({exc})") from None
     if not isinstance(raw, dict):
         raise UserError(f"{source}: expected a mapping of builder settings")
-    known = {f.name for f in dataclasses.fields(BuildConfig)}
+    for key, why in RETIRED.items():
+        if key in raw:
+            raise UserError(f"{source}: '{key}' is no longer a build setting: {why}")
+    known = {f.name for f in dataclasses.fields(BuildConfig)} - set(RETIRED)
     unknown = sorted(set(raw) - known)
     if unknown:
         raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
@@ -176,4 +183,8 @@ def load_config(dataset: str, path: str | Path | None = None) -> BuildConfig:
             values[key] = parse_ratios(value)
         else:
             values[key] = value
+    try:
+        values["limits"] = load_policy(Path(limits) if limits else DEFAULT_CONFIG)
+    except LimitConfigError as exc:
+        raise UserError(f"{exc} (fix the file or pass --limits FILE)") from None
     return BuildConfig(**values)

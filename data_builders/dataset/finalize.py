@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from data_builders.dataset import decontaminate
 from data_builders.dataset.card import plot_pass_ratio, render_card
 from data_builders.dataset.splits import SPLITS, assign_splits
 from data_builders.dataset.stats import dataset_stats
@@ -43,12 +44,18 @@ def finalize(
     out_dir = Path(out_dir)
     tasks = sorted(tasks, key=lambda t: t["_index"])
     split_of = assign_splits([t["task_id"] for t in tasks], meta["split_ratios"], meta["seed"])
+    dropped = [t for t in tasks if t.get("dropped")]  # by decontamination, after the split
+    gone = {t["task_id"] for t in dropped}
+    tasks = [t for t in tasks if t["task_id"] not in gone]
+    rows = [r for r in rows if r["task_id"] not in gone]
     by_split: dict[str, list[dict[str, Any]]] = {name: [] for name in SPLITS}
     for row in sorted(rows, key=lambda r: r["_order"]):
         by_split[split_of[row["task_id"]]].append(public_row(row))
     for name in SPLITS:
         write_jsonl(out_dir / f"{name}.jsonl", by_split[name])
     stats = dataset_stats(by_split, tasks, split_of, meta)
+    settings = (meta.get("config") or {}).get("decontamination")
+    stats["decontamination"] = decontaminate.summary(dropped, split_of, settings)
     with atomic_writer(out_dir / "stats.json") as handle:
         json.dump(stats, handle, indent=2)
         handle.write("\n")

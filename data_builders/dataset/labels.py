@@ -2,50 +2,50 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from data_builders.candidates.base import Candidate
-from data_builders.dataset.config import TimeoutConfig
 from data_builders.dataset.convention import row_texts
 from data_builders.dataset.tasks import TaskSpec
-from data_builders.execution import Executor, Program, ProgramResult
+from data_builders.execution import ExecutionLimits, Executor, Program, ProgramResult
+from data_builders.execution.calibrate import LimitPolicy
 from data_builders.extension.suite import ExtendedSuite
 
 KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2}
 
 
-def candidate_parts(
-    candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, timeouts: TimeoutConfig
-) -> list[Program]:
-    """The candidate's tests (originals first, then the new ones) in the parts :func:`label`
-    runs one after another: the originals plus ``timeouts.probe_tests`` new tests, then the
-    rest — in one part, or with ``timeouts.rest_chunk`` > 0 in parts of ``rest_chunk``,
-    ``2 * rest_chunk``, ``4 * rest_chunk``... tests."""
-    reference_time = max(spec.reference_time, suite.reference_time)
-    tests = [*spec.original_tests, *suite.new_tests()]
-    bounds = [0, min(len(tests), len(spec.original_tests) + timeouts.probe_tests)]
-    size = timeouts.rest_chunk if timeouts.rest_chunk > 0 else len(tests)
-    while bounds[-1] < len(tests):
-        bounds.append(min(len(tests), bounds[-1] + size))
-        size *= 2
-    timeout = timeouts.for_reference(reference_time)
-    return [
-        Program(candidate.program, tests[a:b], spec.problem.entry_point, spec.setup, timeout)
-        for a, b in zip(bounds, bounds[1:], strict=False)
-    ]
+def per_test_limits(spec: TaskSpec, suite: ExtendedSuite, policy: LimitPolicy) -> list[float]:
+    """Each test's CPU limit, originals first: ``clamp(factor x the reference's time on that
+    test, floor, cap)`` (``configs/build/limits.yaml``, the policy ``label`` uses). The times
+    are those the build measured anyway: the slowest accepted reference on each original test
+    (``check_references``), the slowest reference run on each new one (extension)."""
+    times = [*spec.test_times, *suite.reference_times]
+    if len(times) != len(spec.original_tests) + len(suite.cases):
+        raise ValueError(f"{spec.task_id}: reference times do not match its tests")
+    return [policy.limit(seconds) for seconds in times]
 
 
-def candidate_programs(
-    candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, timeouts: TimeoutConfig
-) -> tuple[Program, Program]:
-    """The first part (originals + probe tests) and all the rest as one program."""
-    first, *rest = candidate_parts(
-        candidate, spec, suite, dataclasses.replace(timeouts, rest_chunk=0)
+def candidate_program(
+    candidate: Candidate, spec: TaskSpec, suite: ExtendedSuite, policy: LimitPolicy
+) -> Program:
+    """The candidate on all its tests (originals first) under per-test limits; loading the
+    program (its top-level code) gets ``policy.load`` seconds."""
+    return Program(
+        candidate.program,
+        [*spec.original_tests, *suite.new_tests()],
+        spec.problem.entry_point,
+        spec.setup,
+        policy.load,
+        per_test_limits(spec, suite, policy),
     )
-    empty = dataclasses.replace(first, tests=[])
-    return first, rest[0] if rest else empty
+
+
+def label_limits(policy: LimitPolicy) -> ExecutionLimits:
+    """The executor limits for labelling: once a program has timed out, its remaining tests
+    run under ``policy.after_timeout`` (an endless loop would otherwise cost its limit on
+    every one of 100+ tests). Reference runs must not get this cap: use another executor."""
+    return ExecutionLimits(timeout=policy.load, after_timeout=policy.after_timeout)
 
 
 def exec_seconds(result: ProgramResult) -> float:
@@ -88,8 +88,8 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
 def worst_case_seconds(program: Program) -> float:
     """An upper bound of a program's CPU cost: every test at its limit.
 
-    :func:`label` starts the costliest programs of each part first (longest-processing-time
-    scheduling): a part ends when its last program does, so a 40-second APPS program handed
+    :func:`label` starts the costliest programs of each chunk first (longest-processing-time
+    scheduling): a chunk ends when its last program does, so a 40-second APPS program handed
     out last would keep one worker busy while the others idle. The order changes no label:
     every program still runs alone, and rows come back in the candidates' order.
     """
@@ -101,45 +101,20 @@ def label(
     specs: dict[str, TaskSpec],
     suites: dict[str, ExtendedSuite],
     executor: Executor,
-    timeouts: TimeoutConfig,
+    policy: LimitPolicy,
 ) -> Iterator[dict[str, Any]]:
     """Rows for ``candidates``, in order.
 
-    Why parts: a program that loops forever costs the full time limit on *every* test
-    (100+ of them). So each candidate first runs the original tests plus a few new ones; the
-    remaining tests follow in further parts (:func:`candidate_parts`), and once any part has
-    timed out, every later part runs under the much shorter ``timeouts.after_timeout`` limit.
-    With one remaining part (``rest_chunk: 0``) a program whose first timeout comes after
-    the probe tests pays the full limit on every later slow test; APPS programs that are too
-    slow only on the large generated inputs do exactly that (``rest_chunk`` bounds it).
-    Parts load the program separately (fresh processes), so a program whose results depend
-    on state kept across tests (a module-level cache or counter, a mutated default
-    argument) can get a different PassRatio than one pass over all tests would give. For
-    programs without such state, those that never time out get the same verdicts as in one
-    pass, and PassRatio stays per-test exact for the others too, except that a test needing
-    more than ``after_timeout`` CPU seconds counts as a timeout in a program that has
-    already timed out (it is non-executable either way).
+    Each candidate runs once on all its tests under its per-test limits
+    (:func:`candidate_program`), as ``python -m data_builders label`` runs a sample; the
+    executor must cap the tests after a timeout (:func:`label_limits`). The costliest
+    programs are handed out first (:func:`worst_case_seconds`).
     """
-    parts = [candidate_parts(c, specs[c.task_id], suites[c.task_id], timeouts) for c in candidates]
-    outcomes: list[list[Any]] = [[] for _ in candidates]
-    isolation = [""] * len(candidates)
-    timed_out = [False] * len(candidates)
-    for k in range(max((len(p) for p in parts), default=0)):
-        todo = []
-        for i, programs in enumerate(parts):
-            if k < len(programs) and (programs[k].tests or k == 0):
-                program = programs[k]
-                if timed_out[i]:
-                    limit = min(program.timeout, timeouts.after_timeout)
-                    program = dataclasses.replace(program, timeout=limit)
-                todo.append((i, program))
-        todo.sort(key=lambda item: -worst_case_seconds(item[1]))
-        what = "probe tests" if k == 0 else f"tests, part {k + 1}"
-        results = executor.map([program for _, program in todo], progress=f"label: {what}")
-        for (i, _), result in zip(todo, results, strict=True):
-            outcomes[i].extend(result.outcomes)
-            isolation[i] = isolation[i] or result.isolation
-            timed_out[i] = timed_out[i] or any(o.status == "timeout" for o in result.outcomes)
+    programs = [
+        candidate_program(c, specs[c.task_id], suites[c.task_id], policy) for c in candidates
+    ]
+    order = sorted(range(len(programs)), key=lambda i: -worst_case_seconds(programs[i]))
+    results = executor.map([programs[i] for i in order], progress="label")
+    by_index = dict(zip(order, results, strict=True))
     for i, candidate in enumerate(candidates):
-        merged = ProgramResult(outcomes[i], isolation[i])
-        yield make_row(candidate, specs[candidate.task_id], merged)
+        yield make_row(candidate, specs[candidate.task_id], by_index[i])

@@ -25,12 +25,16 @@ from data_builders.candidates.mutants import make_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
+from data_builders.dataset.decontaminate import drop_duplicates
 from data_builders.dataset.finalize import finalize
-from data_builders.dataset.labels import label
+from data_builders.dataset.label_only import refuse_label_only
+from data_builders.dataset.labels import label, label_limits
+from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
 from data_builders.execution import ExecutionLimits, Executor
+from data_builders.execution.backend import ExecutorSettings, open_executor
 from data_builders.extension.extend import ExtensionTask, extend_tasks
 from data_builders.extension.suite import ExtendedSuite, SuiteCache
 from data_builders.jsonl import atomic_writer
@@ -51,6 +55,7 @@ class BuildRequest:
     n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
     temperature: float | None = None
     top_p: float | None = None
+    concurrency: int | None = None  # served: requests in flight (not in the manifest)
     reference_samples: str = "keep"  # keep | flag | exclude samples that copy a reference
     workers: int | None = None
     max_problems: int | None = None
@@ -59,6 +64,8 @@ class BuildRequest:
     cache_dir: Path | None = None
     chunk_size: int = 256  # candidates labelled per batch (rows reach disk after each)
     samples_per_task: int | None = None  # keep the first N samples of each task
+    # where programs run (local pool or Ray); not in the manifest: a build resumes on either
+    executor: ExecutorSettings | None = None
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
@@ -67,7 +74,9 @@ class BuildRequest:
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
             "mutants": self.mutants,
-            "generate": [self.generate, *self._sampling_summary()] if self.generate else None,
+            "generate": [_identity(self.generate), *self._sampling_summary()]
+            if self.generate
+            else None,
             "reference_samples": self.reference_samples,
             "max_problems": self.max_problems,
             "num_shards": self.num_shards,
@@ -86,6 +95,7 @@ class BuildRequest:
             n=self.n,
             temperature=self.temperature,
             top_p=self.top_p,
+            concurrency=self.concurrency,
         )
 
     def _sampling_summary(self) -> list[Any]:
@@ -107,10 +117,18 @@ class BuildRequest:
         if self.generate:
             s = self.sampling()
             sources.append(
-                f"generate:{self.generate} n={s.n} temperature={s.temperature} top_p={s.top_p} "
+                f"generate:{_identity(self.generate)} n={s.n} temperature={s.temperature} "
+                f"top_p={s.top_p} "
                 f"max_new_tokens={s.max_new_tokens} prompt={s.prompt} seed={s.seed}"
             )
         return sources
+
+
+def _identity(generate: str) -> str:
+    """``--generate`` as recorded in the manifest and provenance (served: without its URLs)."""
+    from data_builders.candidates.served import data_identity
+
+    return data_identity(generate)
 
 
 def _file_digest(path: Path) -> str:
@@ -219,6 +237,51 @@ def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
     }
 
 
+def _dropped_record(
+    spec: TaskSpec, split_of: dict[str, str], matches: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The store's record of a task the decontamination step dropped (finalize skips it)."""
+    return {
+        "task_id": spec.task_id,
+        "_index": spec.index,
+        "split": split_of[spec.task_id],
+        "dropped": matches,
+    }
+
+
+def build_state(request: BuildRequest) -> tuple[str, str]:
+    """Whether ``request.out`` holds this build: ``complete``, ``resumable`` (unfinished, same
+    settings), ``absent`` or ``differs`` (built with other settings; names what differs)."""
+    from data_builders.dataset.store import PROGRESS_DIR
+
+    out, wanted = Path(request.out), request.manifest()
+    found = None
+    for path, key in (
+        (out / "build_info.json", "manifest"),
+        (out / PROGRESS_DIR / "manifest.json", None),
+    ):
+        if path.is_file():
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                return "differs", f"unreadable {path.name}"
+            found = (
+                record.get(key)
+                if key
+                else {k: v for k, v in record.items() if k != "store_version"}
+            )
+            complete = bool(key) and record.get("complete") is True
+            break
+    else:
+        return "absent", "no build"
+    if found != wanted:
+        changed = sorted(
+            k for k in set(wanted) | set(found or {}) if (found or {}).get(k) != wanted.get(k)
+        )
+        return "differs", f"built with other settings (differs in: {', '.join(changed)})"
+    return ("complete", "built with these settings") if complete else ("resumable", "unfinished")
+
+
 def build_meta(request: BuildRequest) -> dict[str, Any]:
     """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
     return {
@@ -238,6 +301,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     """Build (or resume) the dataset or shard described by ``request``; returns a summary."""
     started = time.monotonic()
     problems = load_problems(request.dataset, request.source)
+    refuse_label_only(problems, request.config.split_ratios)  # e.g. MultiPL-E: never trained on
     by_id = {p.task_id: p for p in problems}  # all tasks: the known sample ids
     if request.max_problems is not None:
         problems = problems[: request.max_problems]
@@ -249,13 +313,26 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         for i, p in enumerate(problems)
         if i % request.num_shards == request.shard_index
     ]
+    split_of = assign_splits([p.task_id for p in problems], cfg.split_ratios, cfg.seed)
     with ProgressStore(request.out, request.manifest()) as store:
-        limits = ExecutionLimits(timeout=cfg.timeouts.max)
-        with Executor(workers=request.workers, limits=limits) as executor:
-            check_references(
-                specs, executor, max(cfg.timeouts.max, cfg.extension.reference_timeout)
-            )
+        # Two executors: reference runs must not get labelling's cap after a timeout.
+        limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
+        backend = request.executor or ExecutorSettings()
+        with open_executor(backend, request.workers, limits) as executor:
+            check_references(specs, executor, cfg.limits.reference_limit)
             _report_references(specs)
+            dropped = drop_duplicates(
+                request.dataset,
+                [(spec.problem, spec.references[0]) for spec in specs],
+                split_of,
+                cfg.decontamination,
+                executor,
+                store.tasks,
+            )
+            for spec in specs:  # dropped tasks are neither extended nor labelled
+                if spec.task_id in dropped:
+                    store.add_task(_dropped_record(spec, split_of, dropped[spec.task_id]))
+            specs = [spec for spec in specs if spec.task_id not in dropped]
             suites = extend_tasks(
                 [_extension_task(spec) for spec in specs],
                 executor,
@@ -263,8 +340,9 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
                 cfg.seed,
                 SuiteCache(request.cache_dir or cache_dir("extension")),
             )
-            for spec in specs:
-                store.add_task(_task_record(spec, suites[spec.task_id]))
+        for spec in specs:
+            store.add_task(_task_record(spec, suites[spec.task_id]))
+        with open_executor(backend, request.workers, label_limits(cfg.limits)) as executor:
             _label_all(request, specs, by_id, suites, store, executor)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
@@ -311,7 +389,7 @@ def _label_all(
     pending: list[Candidate] = []
 
     def flush() -> None:
-        for row in label(pending, by_id, suites, executor, request.config.timeouts):
+        for row in label(pending, by_id, suites, executor, request.config.limits):
             store.add_row(row)
         store.sync()
         pending.clear()

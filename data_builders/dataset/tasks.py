@@ -5,7 +5,8 @@ test per assertion. APPS problems carry inputs/outputs (``metadata``) for call-b
 standard-input programs. Either way the reference solutions are run once on the original
 tests here: that checks them (a reference failing its own tests is reported in the stats),
 picks which of APPS's many solutions serve as references, fixes APPS's ambiguous call-based
-expected values (``x`` vs ``[x]``), and gives the reference's run time.
+expected values (``x`` vs ``[x]``), and gives the reference's CPU time on each original test,
+from which the candidates' per-test limits follow (:mod:`data_builders.execution.calibrate`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ class TaskSpec:
     setup: str = ""
     references: list[str] = field(default_factory=list)
     reference_passes: bool = True
-    reference_time: float = 0.0
+    reference_time: float = 0.0  # the slowest original test of any accepted reference
+    # per original test: the slowest accepted reference's CPU s; None where none passed it
+    test_times: list[float | None] = field(default_factory=list)
 
     @property
     def task_id(self) -> str:
@@ -99,7 +102,9 @@ def check_references(specs: Sequence[TaskSpec], executor: Executor, timeout: flo
             jobs.append((spec, reference, program))
     results = executor.map([job[2] for job in jobs], progress="check references")
     passing: dict[int, list[tuple[str, Any]]] = {}
+    first_runs: dict[int, Any] = {}  # the first reference's result, for failing tasks' times
     for (spec, reference, _), result in zip(jobs, results, strict=True):
+        first_runs.setdefault(spec.index, result)
         if _metadata(spec.problem).get("kind"):
             ok = all(
                 o.status == "pass" and _agrees(t, o.output)
@@ -114,17 +119,37 @@ def check_references(specs: Sequence[TaskSpec], executor: Executor, timeout: flo
         spec.reference_passes = bool(found)
         if not found:
             spec.references = spec.references[:1]
+            spec.test_times = _own_times(spec, first_runs.get(spec.index))
             continue
         spec.references = [reference for reference, _ in found]
         first = found[0][1]
-        # Candidate time limits derive from this: take the *slowest* accepted solution, so a
-        # program as fast as one of the problem's own solutions is never cut off (APPS 3856:
-        # its first solution needs 0.03 s, its third 0.65 s).
+        # Candidate time limits derive from these: on each test, the *slowest* accepted
+        # solution, so a program as fast as one of the problem's own solutions is never cut
+        # off (APPS 3856: its first solution needs 0.03 s on a test, its third 0.65 s).
         spec.reference_time = max(
             (o.time for _, result in found for o in result.outcomes), default=0.0
         )
+        spec.test_times = [
+            max(result.outcomes[i].time for _, result in found)
+            for i in range(len(spec.original_tests))
+        ]
         if spec.kind == "call" and _metadata(spec.problem).get("kind") == "call":
             spec.original_tests = [
                 call_test(list(t.args), o.output)
                 for t, o in zip(spec.original_tests, first.outcomes, strict=True)
             ]
+
+
+def _own_times(spec: TaskSpec, result: Any) -> list[float | None]:
+    """Per-test times of a reference that fails its own tests: its time where it got the test
+    right, None (the limit policy's cap) where it did not, as ``label``'s calibration does."""
+    if result is None:
+        return [None] * len(spec.original_tests)
+    times: list[float | None] = []
+    for test, outcome in zip(spec.original_tests, result.outcomes, strict=True):
+        if _metadata(spec.problem).get("kind"):
+            right = outcome.status == "pass" and _agrees(test, outcome.output)
+        else:
+            right = outcome.status == "pass"
+        times.append(outcome.time if right else None)
+    return times

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import builtins
 import collections
-import contextlib
 import ctypes
 import functools
 import json
@@ -481,31 +480,3 @@ def _maybe_large(encoded: Any) -> bool:
     return not isinstance(encoded, (int, float, bool, type(None))) and not (
         isinstance(encoded, str) and len(encoded) < 4096
     )
-
-
-def child_main(
-    job: dict[str, Any],
-    start: int,
-    scratch: str,
-    result_fd: int,
-    seccomp: Any,
-    request_fd: int = -1,
-) -> None:
-    """Entry point after fork; never returns (``os._exit``)."""
-    code = 0
-    try:
-        confine(job, scratch, result_fd, seccomp, request_fd)
-        channel = Channel(result_fd)
-        if job["mode"] == "stdio":
-            # already imported by the worker before fork: a dict lookup, not an import
-            from data_builders.execution.stdio_child import run_stdio_job
-
-            run_stdio_job(job, start, channel)
-        else:
-            requests = Requests(request_fd) if request_fd >= 0 else None
-            run_function_job(job, start, channel, requests)
-        with contextlib.suppress(OSError, ValueError):
-            sys.stdout.flush()
-    except BaseException:  # noqa: BLE001 - whatever happens, the child must exit here
-        code = 70
-    os._exit(code)

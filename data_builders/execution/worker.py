@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING, Any
 from data_builders.execution.child import (
     REPLAY_SEED,
     Timeout,
-    child_main,
     install_timeout_handler,
     random,
     test_limit,
     warm_up,
     write_all,
 )
+from data_builders.execution.child_entry import child_main
 from data_builders.execution.judge import ChildGone, judge, setup_namespace
 from data_builders.execution.statuses import STATUSES
 from data_builders.execution.stdio_child import read_stdout

@@ -38,7 +38,19 @@ from typing import TYPE_CHECKING, Any
 from data_builders.execution.child import write_all
 
 if TYPE_CHECKING:
-    from data_builders.execution.worker import Worker
+    from typing import Protocol
+
+    class Worker(Protocol):
+        """What the zygote needs of its worker (:class:`.worker.Worker`), named here so this
+        module does not import the worker that imports it."""
+
+        out_fd: int
+        scratch: str
+
+        def become_zygote(self, result_fd: int) -> None: ...
+        def run_job(self, job: dict[str, Any]) -> None: ...
+        def send(self, message: dict[str, Any]) -> None: ...
+
 
 _MAX_DEATHS = 3
 """After this many zygote deaths a worker stops using one (it runs heavy programs itself)."""

@@ -187,6 +187,7 @@ def extend_tasks(
             n_original=task.n_original,
             reference_time=max((seconds for _, _, seconds in kept), default=0.0),
             n_generated=task.n_generated,
+            reference_times=[seconds for _, _, seconds in kept],
         )
         cache.put(key, suite)
         suites[task.task_id] = suite

@@ -2,7 +2,7 @@
 
 A suite keeps the original tests implicit (they are rebuilt from the problem each time, so
 they are always there) and stores only the *new* cases with the reference's outputs, plus
-the reference's slowest per-test CPU time, from which candidate timeouts are derived.
+the reference's CPU time on each of them, from which candidates' per-test limits follow.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from data_builders.execution import CallTest, StdioTest
 from data_builders.execution.values import decode_value, encode_value
 from data_builders.jsonl import atomic_writer
 
-SUITE_VERSION = 3  # bump when generation (or what the executor can capture) changes: stale entries
-# are then rebuilt, not reused. 3: Counter & co. returns are captured (MBPP/88 gained its tests)
+SUITE_VERSION = 4  # bump when generation (or what the executor can capture) changes: stale entries
+# are then rebuilt, not reused. 3: Counter & co. returns are captured (MBPP/88 gained its tests).
+# 4: the reference's time on each new test is kept (per-test limits).
 FLOAT_TOLERANCE = 1e-6
 
 
@@ -33,6 +34,8 @@ class ExtendedSuite:
         cases: ``(args, expected)`` for call suites, ``(stdin, stdout)`` for stdio suites.
         n_original: how many original tests the problem has (kept in front of the new ones).
         reference_time: slowest per-test CPU seconds of the reference on any kept test.
+        reference_times: the reference's CPU seconds on each case (the slowest of its runs),
+            from which each new test's limit follows (``configs/build/limits.yaml``).
         n_generated: candidate inputs tried (before filtering), for the statistics.
     """
 
@@ -42,6 +45,7 @@ class ExtendedSuite:
     n_original: int = 0
     reference_time: float = 0.0
     n_generated: int = 0
+    reference_times: list[float] = field(default_factory=list)
 
     @property
     def n_tests(self) -> int:
@@ -61,6 +65,7 @@ class ExtendedSuite:
             "n_original": self.n_original,
             "reference_time": self.reference_time,
             "n_generated": self.n_generated,
+            "reference_times": self.reference_times,
             "cases": [[encode_value(a), encode_value(b)] for a, b in self.cases],
         }
 
@@ -73,6 +78,7 @@ class ExtendedSuite:
             n_original=data["n_original"],
             reference_time=data["reference_time"],
             n_generated=data["n_generated"],
+            reference_times=list(data["reference_times"]),
         )
 
 

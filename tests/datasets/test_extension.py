@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from data_builders.candidates.base import Candidate
-from data_builders.dataset.config import ExtensionConfig, TimeoutConfig
-from data_builders.dataset.labels import candidate_programs
+from data_builders.dataset.config import ExtensionConfig
+from data_builders.dataset.labels import candidate_program
 from data_builders.dataset.tasks import check_references, make_spec
+from data_builders.execution.calibrate import LimitPolicy
 from data_builders.extension.extend import ExtensionTask, extend_tasks
 from data_builders.extension.suite import SuiteCache
 
@@ -63,12 +64,14 @@ def test_counts_reach_the_target(extended) -> None:
 
 def test_reference_passes_every_extended_test(extended, executor) -> None:
     specs, suites, _ = extended
-    timeouts = TimeoutConfig()
+    programs = []
     for spec in specs:
         reference = Candidate(spec.task_id, spec.references[0], "reference", "reference", 0)
-        first, rest = candidate_programs(reference, spec, suites[spec.task_id], timeouts)
-        for result in executor.map([first, rest]):
-            assert result.passed, (spec.task_id, result.status_counts)
+        suite = suites[spec.task_id]
+        assert len(suite.reference_times) == len(suite.cases)
+        programs.append(candidate_program(reference, spec, suite, LimitPolicy()))
+    for spec, result in zip(specs, executor.map(programs), strict=True):
+        assert result.passed, (spec.task_id, result.status_counts)
 
 
 def test_extension_is_deterministic_and_cached(

@@ -71,7 +71,11 @@ def test_reports_every_format_baseline_and_external_metric(full_run) -> None:
     assert "METEOR" not in names and "CodeBERTScore-F1" not in names  # disabled in this run
     by_name = {m["name"]: m for m in report["metrics"]}
     assert by_name["Oracle"]["corpus"]["pearson"] == pytest.approx(1.0)
-    assert by_name["Oracle"]["mae"] == pytest.approx(0.0)
+    assert by_name["Oracle"]["mae"] is None  # an external score is calibrated to nothing known
+    assert by_name["BLEU"]["mae"] is None and by_name["CodeScore (Ref&NL)"]["mae"] >= 0
+    paired = report["paired"]["differences"]["CodeScore (Ref&NL)"]
+    assert set(paired) >= {"BLEU", "Oracle"} and "ExactMatch" not in paired
+    assert paired["Oracle"]["corpus_kendall"]["difference"] < 0  # nothing beats the labels
     assert by_name["Oracle"]["best_of_n"]["passed"]["selected"] == pytest.approx(
         by_name["Oracle"]["best_of_n"]["passed"]["oracle"]
     )

@@ -11,6 +11,7 @@ import numpy as np
 from unice.evaluation.columns import MetricColumn
 from unice.evaluation.data import EvalData
 from unice.evaluation.errors import EvaluationError
+from unice.evaluation.paired import paired_kendall, paired_report
 from unice.metrics import (
     auroc,
     best_of_n,
@@ -75,7 +76,7 @@ def analyse_column(
         "example": example.to_dict(),
         "mae": (
             float(np.mean(np.abs(column.scores[keep] - data.pass_ratio[keep])))
-            if column.unit_interval
+            if is_calibrated(column)
             else None
         ),
         "auroc_passed": auroc(column.scores, data.passed),
@@ -93,6 +94,43 @@ def analyse_column(
             column.scores, data.passed, settings.threshold
         )
     return result
+
+
+def is_calibrated(column: MetricColumn) -> bool:
+    """Whether MAE against PassRatio means anything for ``column``: CodeScore is trained to
+    output PassRatio; the baselines (BLEU, chrF, CodeBERTScore, ICE-Score's grade, external
+    scores) are similarities or grades on scales of their own, calibrated to nothing here, so
+    their distance from PassRatio measures the scale, not the metric."""
+    return column.kind == "codescore" and column.unit_interval
+
+
+def paired_comparison(
+    columns: Sequence[MetricColumn],
+    data: EvalData,
+    settings: AnalysisSettings,
+    exclude: Sequence[str] = (),
+) -> dict[str, Any] | None:
+    """Every CodeScore column minus every other column (example- and corpus-level Kendall
+    tau on one common problem set, paired bootstrap over problems); None without both.
+
+    ``exclude`` (``paired_exclude`` in configs/evaluate.yaml) names columns left out: a metric
+    that is constant within most problems (ExactMatch) would shrink the common set to nothing.
+    Columns that scored no row are left out too.
+    """
+    columns = [c for c in columns if c.name not in set(exclude) and c.n_scored]
+    ours = [c.name for c in columns if c.kind == "codescore"]
+    others = [c.name for c in columns if c.kind != "codescore"]
+    if not ours or not others:
+        return None
+    draws = paired_kendall(
+        {c.name: c.scores for c in columns},
+        label_values(data, settings.label),
+        data.task_ids,
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        seed=settings.seed,
+    )
+    return paired_report(draws, ours, others)
 
 
 def analyse(

@@ -18,7 +18,12 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 from data_builders.jsonl import write_jsonl
-from unice.evaluation.analysis import AnalysisSettings, analyse, label_summary
+from unice.evaluation.analysis import (
+    AnalysisSettings,
+    analyse,
+    label_summary,
+    paired_comparison,
+)
 from unice.evaluation.baselines import run_baselines
 from unice.evaluation.codescore import score_checkpoint
 from unice.evaluation.columns import MetricColumn, SkippedMetric
@@ -150,6 +155,7 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
         "settings": {**settings.__dict__, "split": cfg.get("split", "test")},
         "data": {"path": str(data.path), "sha256": data.sha256, **label_summary(data)},
         "metrics": metrics,
+        "paired": paired_comparison(columns, data, settings, cfg.get("paired_exclude") or ()),
         "skipped": [s.__dict__ for s in skipped],
         "execution_cost": execution_cost(data.path, cfg.get("split", "test"), data.rows),
         "config": cfg,

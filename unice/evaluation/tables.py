@@ -56,7 +56,11 @@ def corpus_table(report: dict[str, Any]) -> Table:
     n_boot = report["settings"]["n_resamples"]
     if n_boot:
         table.notes.append(f"[{conf}% bootstrap CI, {n_boot} resamples of the problems]")
-    table.notes.append("MAE against PassRatio, only for metrics whose scores lie in [0, 1].")
+    table.notes.append(
+        "MAE against PassRatio for CodeScore only: it is trained to output PassRatio. The "
+        "baselines are similarities or grades on scales of their own, not calibrated to "
+        "PassRatio, so no MAE is reported for them."
+    )
     return table
 
 
@@ -79,6 +83,36 @@ def example_table(report: dict[str, Any]) -> Table:
         "sample, has none: skipped (nanmean, as ICE-Score) in the τ/ρ/r columns, counted as 0 "
         "in the '(undef.=0)' columns."
     )
+    return table
+
+
+def paired_table(report: dict[str, Any]) -> Table | None:
+    """CodeScore minus each baseline on one common problem set, with paired intervals."""
+    paired = report.get("paired")
+    if not paired:
+        return None
+    conf = int(round(100 * paired["confidence"]))
+    title = (
+        f"CodeScore minus each baseline, Kendall τ ({paired['n_common_problems']} of "
+        f"{paired['n_problems']} problems where every metric is defined; {paired['n_rows']} rows)"
+    )
+    table = Table(title, ["CodeScore − metric", "example τ Δ", "", "corpus τ Δ", ""])
+    for ours, against in paired["differences"].items():
+        for other, levels in against.items():
+            row = [f"{ours} − {other}"]
+            for level in ("example_kendall", "corpus_kendall"):
+                d = levels[level]
+                row += [_with_ci(d["difference"], (d["low"], d["high"])), d["verdict"]]
+            table.rows.append(row)
+    table.notes.append(
+        f"[{conf}% paired bootstrap interval, {paired['n_resamples']} resamples of the problems, "
+        "the same resample for both metrics; 'undecided': the interval crosses 0]"
+    )
+    common = ", ".join(
+        f"{name} {fmt(v['example_kendall'])} / {fmt(v['corpus_kendall'])}"
+        for name, v in paired["common"].items()
+    )
+    table.notes.append(f"example / corpus τ on that common set: {common}")
     return table
 
 
@@ -154,6 +188,7 @@ def build_tables(report: dict[str, Any]) -> list[Table]:
     tables = [
         corpus_table(report),
         example_table(report),
+        paired_table(report),
         exec_table(report),
         selection_table(report),
         time_table(report),

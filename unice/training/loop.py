@@ -280,11 +280,29 @@ def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | No
         if not accelerator.sync_gradients:
             continue
         state.global_step += 1
-        logs = {**logs, "train/loss": sum(running) / len(running), "epoch": state.epoch}
+        logs = {
+            **logs,
+            "train/loss": _mean_over_processes(accelerator, running),
+            "epoch": state.epoch,
+        }
         running.clear()
         _after_step(run, state, logs, bar, on_step)
         if state.global_step >= run.total_steps:
             return
+
+
+def _mean_over_processes(accelerator: Accelerator, losses: list[float]) -> float:
+    """The step's training loss averaged over every process's rows.
+
+    Why: under DDP each process sees only its share of the batch; logging the main process's
+    share alone would make a 2-process run's curve differ from a 1-process run's with the
+    same effective batch, though the gradients (averaged by DDP) are the same.
+    """
+    local = sum(losses) / len(losses)
+    if accelerator.num_processes == 1:
+        return local
+    tensor = torch.tensor([local], device=accelerator.device)
+    return float(accelerator.reduce(tensor, reduction="mean").item())
 
 
 def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:

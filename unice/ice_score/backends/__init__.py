@@ -6,39 +6,20 @@ finished job - ``result`` is a :class:`Completion` or a
 :class:`~unice.ice_score.errors.RequestFailedError` - and raises a
 :class:`~unice.ice_score.errors.BackendError` when the judge cannot be used at all (after
 reporting every job that did finish).
+
+``Completion``, ``BackendStats``, ``Messages`` and ``OnDone`` belong to the shared
+OpenAI-compatible client (:mod:`data_builders.openai_client.records`) and are re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Protocol
 
+from data_builders.openai_client.records import BackendStats, Completion, Messages, OnDone
 from unice.ice_score.config import IceScoreConfig
-from unice.ice_score.errors import RequestFailedError
 
-Messages = list[dict[str, str]]
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One reply and what it cost."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-@dataclass
-class BackendStats:
-    """Work done by a backend in one run (cache hits are counted by the runner)."""
-
-    requests: int = 0
-    retries: int = 0
-    failed: int = 0
-
-
-OnDone = Callable[[int, "Completion | RequestFailedError"], None]
+__all__ = ["Backend", "BackendStats", "Completion", "Messages", "OnDone", "make_backend"]
 
 
 class Backend(Protocol):

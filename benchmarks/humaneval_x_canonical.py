@@ -1,0 +1,88 @@
+"""HumanEval-X's canonical solutions through the sandboxed runner, per language.
+
+For each language: tasks, assertions per task (after splitting), how many canonical
+solutions pass every assertion, and each one that does not with its statuses and the first
+failure's detail; plus wall time, compiles and their wall time. The numbers of the table in
+docs/languages.md and the README come from this script.
+
+    python benchmarks/humaneval_x_canonical.py --data ../shared/data/humaneval_x \
+        [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N] [--no-compile-servers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
+from data_builders.execution.languages import get_language  # noqa: E402
+from data_builders.problems.humaneval_x import (  # noqa: E402
+    canonical_solution,
+    load_humaneval_x_file,
+    program_and_test,
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/humaneval_x"))
+    parser.add_argument("--languages", default="cpp,java,js,go,rust")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--max-problems", type=int, default=None)
+    parser.add_argument(
+        "--no-compile-servers",
+        action="store_true",
+        help="compile every program with the command line (Java: javac per program)",
+    )
+    args = parser.parse_args()
+    rows = []
+    for language in args.languages.split(","):
+        missing = get_language(language).missing_toolchain()
+        if missing:
+            print(f"{language}: skipped ({missing})")
+            continue
+        problems = list(
+            load_humaneval_x_file(args.data / f"humaneval_{language}.jsonl.gz").values()
+        )
+        problems = problems[: args.max_problems]
+        programs = []
+        for problem in problems:
+            source, test = program_and_test(problem, canonical_solution(problem))
+            programs.append(ForeignProgram(language, source, test))
+        started = time.monotonic()
+        with ForeignExecutor(
+            workers=args.workers, compile_servers=not args.no_compile_servers
+        ) as ex:
+            results = list(ex.map(programs))
+            compiles, compile_wall = ex.compiles, ex.compile_seconds
+        wall = time.monotonic() - started
+        counts = [r.n_tests for r in results]
+        passed = sum(r.passed for r in results)
+        print(
+            f"{language}: {len(problems)} tasks, assertions per task mean {statistics.mean(counts):.1f}"
+            f" (min {min(counts)}, max {max(counts)}), canonical passed {passed}/{len(problems)};"
+            f" {wall:.0f} s wall, {compiles} compiles ({compile_wall:.0f} s wall in compiles),"
+            f" isolation {results[0].isolation if results else '?'}"
+        )
+        for problem, result in zip(problems, results, strict=True):
+            if not result.passed:
+                bad = [o for o in result.outcomes if o.status != "pass"]
+                shown = {k: v for k, v in result.status_counts.items() if v}
+                detail = (
+                    " ".join(bad[0].detail.split())[:160] if bad else "no assertion in its test"
+                )
+                print(f"  {problem.task_id}: {shown} {detail}")
+        rows.append((language, len(problems), statistics.mean(counts), passed))
+    print("\n| language | tasks | assertions per task | canonical solutions passing |")
+    print("| --- | --- | --- | --- |")
+    for language, tasks, mean, passed in rows:
+        print(f"| {language} | {tasks} | {mean:.1f} | {passed}/{tasks} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Which executor runs the programs: the local pool, or actors on a Ray cluster.
+
+``label`` and ``build`` only ever call ``map`` (results in input order) and ``run`` on an
+executor, and write what comes back through their one resumable output path (``build``'s
+progress store, ``label``'s output file). So the choice of backend is made here, once, and
+nothing downstream knows which one it got: a Ray run and a local run produce their rows by
+the same code. Settings live in ``configs/build/executor.yaml``; flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from data_builders.errors import UserError
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "executor.yaml"
+KINDS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """The keys of ``configs/build/executor.yaml`` (see the comments there)."""
+
+    executor: str = "local"
+    ray_address: str | None = None
+    ray_num_cpus: int | None = None
+    ray_cpus_per_actor: int | None = None
+    ray_chunk_size: int = 64
+    ray_chunks_per_actor: int = 2
+    ray_chunk_retries: int = 3
+    ray_placement_timeout: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.executor not in KINDS:
+            raise UserError(f"executor {self.executor!r}: choose one of {', '.join(KINDS)}")
+        for name in ("ray_num_cpus", "ray_cpus_per_actor"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise UserError(f"{name} must be null or a whole number >= 1, got {value!r}")
+        for name in ("ray_chunk_size", "ray_chunks_per_actor"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise UserError(f"{name} must be a whole number >= 1, got {getattr(self, name)!r}")
+        if not isinstance(self.ray_chunk_retries, int) or self.ray_chunk_retries < 0:
+            raise UserError(f"ray_chunk_retries must be >= 0, got {self.ray_chunk_retries!r}")
+        if not self.ray_placement_timeout > 0:
+            raise UserError("ray_placement_timeout must be positive seconds")
+
+
+def load_settings(path: Path | None = None, **overrides: Any) -> ExecutorSettings:
+    """The settings file (default ``configs/build/executor.yaml``) with non-None overrides."""
+    source = path or DEFAULT_CONFIG
+    if not source.is_file():
+        raise UserError(f"{source}: no such executor config (pass an existing --executor-config)")
+    try:
+        raw = yaml.safe_load(source.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise UserError(f"{source}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise UserError(f"{source}: expected a mapping of executor settings")
+    known = {f.name for f in dataclasses.fields(ExecutorSettings)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    raw.update({key: value for key, value in overrides.items() if value is not None})
+    return ExecutorSettings(**raw)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--executor``/``--ray-address``/``--executor-config`` flags of label and build."""
+    parser.add_argument(
+        "--executor",
+        choices=KINDS,
+        default=None,
+        help="where programs run: here (local) or on a Ray cluster (ray); default from"
+        " configs/build/executor.yaml (local)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (HOST:PORT of `ray start --head`, or"
+        " auto); default: start a local Ray on this machine",
+    )
+    parser.add_argument(
+        "--executor-config",
+        type=Path,
+        default=None,
+        help="executor settings YAML (default: configs/build/executor.yaml)",
+    )
+
+
+def settings_from_args(args: argparse.Namespace) -> ExecutorSettings:
+    """The settings file named by the flags, overridden by ``--executor``/``--ray-address``."""
+    settings = load_settings(
+        args.executor_config, executor=args.executor, ray_address=args.ray_address
+    )
+    if settings.executor == "ray" and getattr(args, "workers", None) is not None:
+        raise UserError(
+            "--workers sets the local executor's workers; with --executor ray each actor runs one"
+            " worker per CPU it holds (ray_cpus_per_actor in configs/build/executor.yaml)"
+        )
+    if settings.executor == "local" and args.ray_address is not None:
+        raise UserError("--ray-address needs --executor ray (or executor: ray in the config)")
+    return settings
+
+
+def open_executor(settings: ExecutorSettings, workers: int | None, limits: Any) -> Any:
+    """A context-managed executor with ``map``/``run``: the local pool or a Ray one."""
+    if settings.executor == "local":
+        from data_builders.execution.executor import Executor
+
+        return Executor(workers=workers, limits=limits)
+    from data_builders.execution.ray_backend import RayExecutor
+
+    return RayExecutor(
+        limits=limits,
+        address=settings.ray_address,
+        num_cpus=settings.ray_num_cpus,
+        cpus_per_actor=settings.ray_cpus_per_actor,
+        chunk_size=settings.ray_chunk_size,
+        chunks_per_actor=settings.ray_chunks_per_actor,
+        chunk_retries=settings.ray_chunk_retries,
+        placement_timeout=settings.ray_placement_timeout,
+    )

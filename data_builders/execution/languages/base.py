@@ -1,0 +1,108 @@
+"""What a language module provides to the language-agnostic runner (``foreign.py``).
+
+A language says four things and nothing else: how to assemble a program and its test into
+the files of one *driver* (the test rewritten so that each assertion is a numbered case
+that reports itself), how to compile those files (if it compiles), how to run the result
+from case ``start`` on, and which toolchain it needs. The runner owns everything shared:
+the sandbox, limits, the compile cache, the result protocol and the statuses. Adding a
+language is adding one module and one entry in ``languages/__init__.py``.
+
+The result protocol (written by the driver's support code to the file descriptor named on
+its command line, one line per event): ``S k`` (case k starts), then ``P k`` (held),
+``F k`` (failed), ``E k [message]`` (raised an error; the message becomes the outcome's
+detail), or ``M k`` (ran out of memory). A case
+may report several times (an assertion inside a loop): it passes only if every run held.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class SplitError(ValueError):
+    """The test has no assertion this language's splitter recognises."""
+
+
+@dataclass(frozen=True)
+class Driver:
+    """The files of one program-plus-test, and how many assertion cases it reports."""
+
+    files: dict[str, str]
+    n_cases: int
+    mode: str = ""
+    """A language's own variant of how to build and run this driver (Java: the class that
+    holds ``main``; Rust: ``"test"`` for a ``#[test]`` harness, ``"main"`` for ``fn main``)."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """How to start a built driver inside the sandbox.
+
+    ``argv`` may use ``{build}`` (the read-only build folder), ``{start}`` (first case to
+    run) and ``{fd}`` (the result descriptor). ``address_space_limit``: whether RLIMIT_AS
+    can cap memory (native code) or the runtime reserves large address ranges it never
+    touches (JVM, V8, Go), in which case memory is capped by resident size instead.
+    """
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    address_space_limit: bool = True
+
+
+class Language:
+    """Base class: subclasses set the class attributes and implement the methods."""
+
+    name: str = ""
+    executables: tuple[str, ...] = ()
+    install_hint: str = ""
+    compiled: bool = True
+    compiler_address_space_limit: bool = False
+    """Whether RLIMIT_AS can cap the compiler (g++: yes; javac and go reserve large address
+    ranges they never touch, so their resident size is capped instead)."""
+    shared_cache_env: str | None = None
+    """An environment variable naming a build cache the compiler may share between programs
+    (Go's ``GOCACHE``); the runner points it at one writable folder per executor."""
+
+    def missing_toolchain(self) -> str | None:
+        """None when the toolchain is installed, else one line saying what to install."""
+        missing = [tool for tool in self.executables if shutil.which(tool) is None]
+        if missing:
+            return f"{self.name}: {', '.join(missing)} not found ({self.install_hint})"
+        return None
+
+    def split(self, test: str) -> list[str]:
+        """The single assertions of ``test``, as source text (for reports and tests)."""
+        raise NotImplementedError
+
+    def driver(self, source: str, test: str) -> Driver:
+        """The program plus its test rewritten into numbered, self-reporting cases."""
+        raise NotImplementedError
+
+    compile_server: Any = None
+    """A :class:`~data_builders.execution.compile_server.ServerSpec` when one long-lived
+    compiler serves every program (Java); the command line is the fallback."""
+
+    def compile_argv(self, build: Path, mode: str = "") -> list[str] | None:
+        """The compile command run in ``build`` (None: nothing to compile)."""
+        return None
+
+    def compile_env(self, build: Path) -> dict[str, str]:
+        """Extra environment for the compile step."""
+        return {}
+
+    def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
+        """How to run the built driver with a memory cap of ``memory_mb``."""
+        raise NotImplementedError
+
+    def load_status(self, returncode: int, stderr: str) -> str | None:
+        """A status for a run that ended before any case started, when the language can
+        tell (e.g. a JavaScript ``SyntaxError`` is a ``compile_error``); None otherwise."""
+        return None
+
+    def crash_status(self, returncode: int, stderr: str) -> str | None:
+        """A status for a run that ended during a case, when the language can tell from
+        its exit (e.g. V8's heap limit); None lets the runner decide."""
+        return None

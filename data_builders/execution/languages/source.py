@@ -1,0 +1,221 @@
+"""Lexical helpers for C-like test code (C++, Java, JavaScript, Go, Rust).
+
+Why a scanner and not regular expressions: a test splits into single assertions by finding
+calls such as ``assert(...)`` and their matching parenthesis, and a regular expression
+cannot skip string literals, comments and nested brackets. Nothing here parses a language
+fully; it only finds code positions outside strings and comments, matching brackets and
+top-level separators, which is all the splitters need.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")", "]", "}"}
+
+
+def code_positions(text: str, quotes: str = "\"'") -> Iterator[int]:
+    """Indices of ``text`` that are code: not inside a string literal or a comment.
+
+    ``quotes`` are the string delimiters (JavaScript adds the backtick, Go and Rust use
+    ``'`` for characters, which the same escape rules cover). Rust raw strings and Java
+    text blocks are not recognised (none occur in the tests this handles).
+    """
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if ch in quotes:
+            j = i + 1
+            while j < n and text[j] != ch:
+                if text[j] == "\\":
+                    j += 1
+                elif text[j] == "\n" and ch != "`":
+                    break  # a lone quote (a Rust lifetime, an apostrophe): not a string
+                j += 1
+            if j < n and text[j] == ch:
+                i = j + 1
+                continue
+        yield i
+        i += 1
+
+
+def code_mask(text: str, quotes: str = "\"'") -> list[bool]:
+    """``mask[i]`` is True when ``text[i]`` is code (see :func:`code_positions`)."""
+    mask = [False] * len(text)
+    for i in code_positions(text, quotes):
+        mask[i] = True
+    return mask
+
+
+def matching(text: str, open_index: int, mask: list[bool]) -> int:
+    """Index of the bracket closing the one at ``open_index``; ValueError when unbalanced."""
+    stack = []
+    for i in range(open_index, len(text)):
+        if not mask[i]:
+            continue
+        ch = text[i]
+        if ch in _OPEN:
+            stack.append(_OPEN[ch])
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != ch:
+                raise ValueError(f"unbalanced {ch!r} at offset {i}")
+            if not stack:
+                return i
+    raise ValueError(f"no bracket closes the one at offset {open_index}")
+
+
+def split_top_level(text: str, sep: str = ",", quotes: str = "\"'") -> list[str]:
+    """``text`` split at ``sep`` outside brackets, strings and comments (stripped parts).
+
+    ``<``/``>`` are not brackets: ``Arrays.asList(a < b, c > d)`` must split in two, and
+    a generic type with a comma inside (``Map<String, Integer>``) at top level does not
+    occur in an argument list of expressions.
+    """
+    mask = code_mask(text, quotes)
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if not mask[i]:
+            continue
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    tail = text[start:].strip()
+    if tail or parts:
+        parts.append(tail)
+    return parts
+
+
+def find_calls(text: str, pattern: str, quotes: str = "\"'") -> list[tuple[int, int, int]]:
+    """Calls of ``pattern`` (a regex ending just before ``(``) in code, outermost only.
+
+    Returns ``(start, open_paren, close_paren)`` for each call, in order; a call nested in
+    the arguments of an earlier match is skipped (it is part of that assertion).
+    """
+    mask = code_mask(text, quotes)
+    calls: list[tuple[int, int, int]] = []
+    regex = re.compile(r"(?<![\w.$])(?:" + pattern + r")\s*\(")
+    end = -1
+    for match in regex.finditer(text):
+        start = match.start()
+        if start <= end or not mask[start]:
+            continue
+        open_paren = match.end() - 1
+        close = matching(text, open_paren, mask)
+        calls.append((start, open_paren, close))
+        end = close
+    return calls
+
+
+def find_code(text: str, pattern: str, quotes: str = "\"'", start: int = 0) -> re.Match | None:
+    """First match of ``pattern`` that starts in code (not in a string or comment)."""
+    mask = code_mask(text, quotes)
+    for match in re.compile(pattern).finditer(text, start):
+        if mask[match.start()]:
+            return match
+    return None
+
+
+def statements(body: str, quotes: str = "\"'") -> list[tuple[int, int]]:
+    """Spans of the top-level statements of a block body (C-like syntax).
+
+    A statement ends at a ``;`` outside brackets, or at the ``}`` closing a block when it
+    starts with ``{`` or a control keyword (``for``, ``while``, ``if`` with its ``else``
+    branches, ``switch``, ``do ... while (...);``, ``try``). Good enough for test bodies,
+    which are sequences of declarations, calls and loops.
+    """
+    mask = code_mask(body, quotes)
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(body)
+    while i < n:
+        while i < n and (not mask[i] or body[i].isspace()):
+            i += 1
+        if i >= n:
+            break
+        end = _statement_end(body, i, mask)
+        spans.append((i, end))
+        i = end
+    return spans
+
+
+_CONTROL = re.compile(r"(for|while|if|switch|catch)\b\s*\(")
+
+
+def _statement_end(body: str, i: int, mask: list[bool]) -> int:
+    """End (exclusive) of the statement starting at ``i``."""
+    if body[i] == "{":
+        return matching(body, i, mask) + 1
+    if body[i] == ";":
+        return i + 1
+    control = _CONTROL.match(body, i)
+    if control:
+        header_end = matching(body, control.end() - 1, mask) + 1
+        end = _statement_end(body, _skip_space(body, header_end, mask), mask)
+        if control.group(1) == "if":
+            after = _skip_space(body, end, mask)
+            if body.startswith("else", after) and not _word_char(body, after + 4):
+                return _statement_end(body, _skip_space(body, after + 4, mask), mask)
+        return end
+    for word in ("do", "try", "else", "finally"):
+        if body.startswith(word, i) and not _word_char(body, i + len(word)):
+            end = _statement_end(body, _skip_space(body, i + len(word), mask), mask)
+            after = _skip_space(body, end, mask)
+            if word == "do" and body.startswith("while", after):
+                return _to_semicolon(body, after, mask)
+            if word == "try":
+                while body.startswith(("catch", "finally"), after):
+                    end = _statement_end(body, after, mask)
+                    after = _skip_space(body, end, mask)
+            return end
+    return _to_semicolon(body, i, mask)
+
+
+def _to_semicolon(body: str, i: int, mask: list[bool]) -> int:
+    depth = 0
+    for j in range(i, len(body)):
+        if not mask[j]:
+            continue
+        ch = body[j]
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return j
+        elif ch == ";" and depth == 0:
+            return j + 1
+    return len(body)
+
+
+def _skip_space(body: str, i: int, mask: list[bool]) -> int:
+    while i < len(body) and (not mask[i] or body[i].isspace()):
+        i += 1
+    return i
+
+
+def _word_char(text: str, i: int) -> bool:
+    return i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+def replace_spans(text: str, replacements: list[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` span replaced (spans must not overlap)."""
+    out, last = [], 0
+    for start, end, new in sorted(replacements):
+        out.append(text[last:start])
+        out.append(new)
+        last = end
+    out.append(text[last:])
+    return "".join(out)

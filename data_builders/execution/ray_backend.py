@@ -1,0 +1,416 @@
+"""Run programs on a Ray cluster: chunks handed to actors that each own a local Executor.
+
+Why actors wrapping the local executor, not one Ray task per program: a program costs
+milliseconds, a Ray task about a millisecond of overhead plus a fresh process's imports; and
+everything that makes labels trustworthy and fast (the sandbox, persistent pre-imported
+workers, the import zygote, per-test CPU limits) already lives in
+:class:`~data_builders.execution.executor.Executor`. So each actor holds one Executor with a
+worker per CPU it was given, and receives programs in chunks.
+
+What the caller sees is the local executor's contract: ``map`` yields results in input order
+(``label`` and ``build`` write them through their usual resumable output), ``run`` runs one
+program. Ordering lives in the driver: chunks are numbered, results are held until every
+earlier chunk has come back, and each chunk's results are yielded exactly once. When an
+actor dies (its node lost, its process killed), its unfinished chunks are handed to the other
+actors (and to a replacement actor, once Ray has placed it): a chunk is never yielded twice,
+because only a finished chunk's results are kept and only the first is used.
+
+Each actor runs ``chunks_per_actor`` chunks at once on its one Executor, so its workers pick
+up the next chunk while the current one's slowest program finishes, instead of idling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import math
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from data_builders.errors import UserError
+from data_builders.execution.types import ExecutionLimits, Program, ProgramResult
+
+INSTALL_HINT = "pip install 'ray==2.60.0' (or pip install -e '.[cluster]')"
+
+
+class ChunkRunner:
+    """The actor: one local sandboxed Executor on its node, labelling chunks of programs.
+
+    ``die_on_chunk`` is a test hook: the actor's process exits (as on a lost node) when it is
+    handed its ``die_on_chunk``-th chunk, before returning anything for it.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        limits: ExecutionLimits,
+        isolation: str = "auto",
+        die_on_chunk: int | None = None,
+    ) -> None:
+        from data_builders.execution.executor import Executor
+
+        self._executor = Executor(workers=workers, limits=limits, isolation=isolation)
+        # concurrent map calls share the pool that the first map creates: create it now
+        for _ in self._executor.map([]):
+            pass
+        self._die_on_chunk = die_on_chunk
+        self._chunks = 0
+        self._lock = threading.Lock()
+
+    def ready(self) -> dict[str, Any]:
+        """Start-up is done (workers up): the isolation level and where the actor runs."""
+        return {
+            "isolation": self._executor.isolation,
+            "workers": self._executor.n_workers,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+        }
+
+    def run_chunk(self, programs: list[Program]) -> list[ProgramResult]:
+        """The programs' results, in order."""
+        with self._lock:
+            self._chunks += 1
+            dying = self._die_on_chunk is not None and self._chunks >= self._die_on_chunk
+        if dying:
+            os._exit(1)
+        return list(self._executor.map(programs))
+
+    def close(self) -> None:
+        self._executor.close()
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a one-line error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError(
+            f"--executor ray needs Ray, which is not installed here: {INSTALL_HINT}"
+        ) from None
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, in one line, when nothing listens at ``HOST:PORT`` (Ray itself retries
+    for a long while before giving up)."""
+    if address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=5):
+            return
+    except (OSError, ValueError):
+        pass
+    raise UserError(
+        f"no Ray cluster at --ray-address {address}: start one there with `ray start --head`"
+        " (it prints the address to pass), or leave --ray-address out to start a local Ray"
+    )
+
+
+def connect(address: str | None, num_cpus: int | None) -> bool:
+    """Join the cluster at ``address``, or start a local one; True when started here."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False  # the caller's session (tests share one)
+    import logging
+
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    if address is None:
+        cpus = num_cpus or len(os.sched_getaffinity(0))
+        ray.init(address="local", num_cpus=cpus, **quiet)
+        return True
+    _check_reachable(address)
+    try:
+        ray.init(address=address, **quiet)
+    except ConnectionError as exc:
+        raise UserError(
+            f"could not join the Ray cluster at --ray-address {address} ({exc}); start one with"
+            " `ray start --head`, or leave --ray-address out to start a local Ray"
+        ) from None
+    return False
+
+
+def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
+    """Errors that mean the actor (its process or node) is gone, not that a program failed."""
+    names = ("RayActorError", "WorkerCrashedError", "NodeDiedError", "ObjectLostError")
+    return tuple(getattr(ray.exceptions, name) for name in names if hasattr(ray.exceptions, name))
+
+
+class RayExecutor:
+    """The local executor's interface (``map``, ``run``, ``close``, ``isolation``,
+    ``n_workers``) over actors on a Ray cluster.
+
+    Args:
+        limits: resource limits every actor's Executor applies (as ``Executor(limits=...)``).
+        address: ``None`` starts a local Ray with ``num_cpus`` CPUs; ``"auto"`` or
+            ``HOST:PORT`` joins a running cluster. An already initialised Ray is used as is.
+        cpus_per_actor: each actor holds this many CPUs and runs that many workers; None:
+            one actor per node holding all its CPUs.
+        chunk_size: programs per chunk (smaller when a list is too short to give every
+            actor ``chunks_per_actor`` chunks).
+        chunks_per_actor: chunks each actor runs at once.
+        chunk_retries: how often a chunk whose actor died is handed out again.
+        placement_timeout: seconds without any live actor before giving up.
+        die_on_chunk: test hook, see :class:`ChunkRunner` (given to the first actor only).
+    """
+
+    def __init__(
+        self,
+        limits: ExecutionLimits | None = None,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        cpus_per_actor: int | None = None,
+        chunk_size: int = 64,
+        chunks_per_actor: int = 2,
+        chunk_retries: int = 3,
+        placement_timeout: float = 120.0,
+        isolation: str = "auto",
+        die_on_chunk: int | None = None,
+    ) -> None:
+        started = time.monotonic()
+        self._ray = import_ray()
+        self.limits = limits or ExecutionLimits()
+        self._chunk_size, self._depth = chunk_size, chunks_per_actor
+        self._chunk_retries, self._placement_timeout = chunk_retries, placement_timeout
+        self._isolation = isolation
+        self._started = connect(address, num_cpus)
+        self.connect_seconds = time.monotonic() - started  # of startup_seconds: Ray itself
+        self._lost = _lost_errors(self._ray)
+        self._actors: list[Any] = []  # live and ready
+        self._placing: dict[Any, tuple[Any, int, str | None]] = {}  # ready ref -> actor, cpus, node
+        self._specs: dict[Any, tuple[int, str | None]] = {}  # actor -> (cpus, node)
+        self.replaced = 0
+        try:
+            plan = self._plan(cpus_per_actor)
+            for i, (cpus, node) in enumerate(plan):
+                self._spawn(cpus, node, die_on_chunk if i == 0 else None)
+            infos = self._await_ready(len(plan))
+        except self._lost as exc:  # the actor's __init__ failed: say why in one line
+            self.close()
+            cause = str(getattr(exc, "cause", None) or exc).strip().splitlines() or ["?"]
+            raise UserError(f"a Ray actor could not start its executor: {cause[-1]}") from None
+        except BaseException:
+            self.close()
+            raise
+        self.startup_seconds = time.monotonic() - started  # Ray and every actor up
+        self.n_workers = sum(info["workers"] for info in infos)
+        levels = sorted({info["isolation"] for info in infos})
+        self.isolation = levels[0] if len(levels) == 1 else "mixed:" + ",".join(levels)
+        if self.isolation != "bwrap+seccomp":
+            print(
+                f"warning: Ray actors run programs with isolation {self.isolation!r} only:"
+                " install bubblewrap and pyseccomp on every node for the full sandbox",
+                file=sys.stderr,
+            )
+
+    # -- actors -------------------------------------------------------------------------
+    def _plan(self, cpus_per_actor: int | None) -> list[tuple[int, str | None]]:
+        """(CPUs, node id) per actor: ``cpus_per_actor`` slices of every alive node."""
+        plan = []
+        for node in self._ray.nodes():
+            cpus = int(node.get("Resources", {}).get("CPU", 0))
+            if not node.get("Alive") or cpus < 1:
+                continue
+            size = min(cpus_per_actor or cpus, cpus)
+            plan += [(size, node["NodeID"])] * (cpus // size)
+        if not plan:
+            raise UserError(
+                "the Ray cluster has no CPUs to run programs on: start a node with"
+                " `ray start --address HEAD:PORT --num-cpus N`"
+            )
+        return plan
+
+    def _spawn(self, cpus: int, node: str | None, die_on_chunk: int | None = None) -> None:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        options: dict[str, Any] = {"num_cpus": cpus, "max_concurrency": self._depth + 1}
+        if node is not None:  # soft: a replacement for a lost node's actor goes elsewhere
+            options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node, soft=True)
+        actor = (
+            self._ray.remote(ChunkRunner)
+            .options(**options)
+            .remote(cpus, self.limits, self._isolation, die_on_chunk)
+        )
+        self._placing[actor.ready.remote()] = (actor, cpus, node)
+
+    def _await_ready(self, count: int) -> list[dict[str, Any]]:
+        """Wait for the first ``count`` actors to start; their ``ready`` infos."""
+        refs = list(self._placing)
+        done, pending = self._ray.wait(refs, num_returns=count, timeout=self._placement_timeout)
+        if pending:
+            raise UserError(
+                f"only {len(done)} of {count} Ray actors started within"
+                f" {self._placement_timeout:.0f} s; check `ray status` for free CPUs"
+            )
+        return [self._admit(ref) for ref in done]
+
+    def _admit(self, ref: Any) -> dict[str, Any]:
+        actor, cpus, node = self._placing.pop(ref)
+        info = self._ray.get(ref)
+        self._actors.append(actor)
+        self._specs[actor] = (cpus, node)
+        return info
+
+    def _lose(self, actor: Any) -> None:
+        """An actor died: forget it and ask Ray for a replacement with the same shape."""
+        if actor not in self._specs:
+            return  # already handled (several of its chunks failed)
+        self._actors.remove(actor)
+        cpus, node = self._specs.pop(actor)
+        self._ray.kill(actor, no_restart=True)
+        self.replaced += 1
+        self._spawn(cpus, node)
+
+    # -- running --------------------------------------------------------------------------
+    def map(
+        self, programs: Iterable[Program], progress: str | None = None
+    ) -> Iterator[ProgramResult]:
+        """Results of ``programs`` in input order (the input is read a bounded stretch ahead).
+
+        Args:
+            programs: any iterable of programs; with a length, chunks shrink so that every
+                actor gets work even on short lists.
+            progress: a label for a progress bar on stderr, or None for no bar.
+        """
+        from tqdm.auto import tqdm
+
+        if not self._actors and not self._placing:
+            raise RuntimeError("this RayExecutor is closed")
+        total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
+        size = self._chunk_size
+        if total:
+            slots = max(1, len(self._actors)) * self._depth
+            size = max(1, min(size, math.ceil(total / slots)))
+        bar = tqdm(
+            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
+        )
+        try:
+            for results in _Schedule(self, iter(programs), size).chunks():
+                yield from results
+                bar.update(len(results))
+        finally:
+            bar.close()
+
+    def run(self, program: Program) -> ProgramResult:
+        """Run one program on some actor."""
+        return next(iter(self.map([program])))
+
+    # -- lifetime -------------------------------------------------------------------------
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the actors (their Executors with them), and the local Ray if started here."""
+        for actor in [*self._actors, *(a for a, _, _ in self._placing.values())]:
+            with contextlib.suppress(Exception):  # already gone
+                self._ray.kill(actor, no_restart=True)
+        self._actors.clear()
+        self._placing.clear()
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+            self._started = False
+
+
+class _Schedule:
+    """One ``map``: numbered chunks out to actors, finished chunks back in order."""
+
+    def __init__(self, owner: RayExecutor, programs: Iterator[Program], size: int) -> None:
+        self.owner, self.ray = owner, owner._ray
+        self.programs, self.size = programs, size
+        self.chunks_read = 0
+        self.exhausted = False
+        self.held: dict[int, list[Program]] = {}  # read, not yet yielded
+        self.finished: dict[int, list[ProgramResult]] = {}
+        self.retry: list[int] = []  # heap: chunks to hand out again, earliest first
+        self.tries: dict[int, int] = {}
+        self.flight: dict[Any, tuple[int, Any]] = {}  # result ref -> (chunk, actor)
+        self.load: dict[Any, int] = {}
+        # how far reading may run ahead of the oldest unyielded chunk
+        self.window = 2 * self.owner._depth * max(1, len(owner._actors) + len(owner._placing))
+
+    def chunks(self) -> Iterator[list[ProgramResult]]:
+        """Each chunk's results, in chunk order."""
+        next_out = 0
+        alone_since: float | None = None
+        while True:
+            while next_out in self.finished:
+                self.held.pop(next_out)
+                yield self.finished.pop(next_out)
+                next_out += 1
+            self._hand_out(next_out)
+            if not self.flight and not self.retry and self.exhausted and not self.held:
+                return
+            waiting = list(self.flight) + list(self.owner._placing)
+            if not self.owner._actors:
+                alone_since = alone_since or time.monotonic()
+                if not waiting or time.monotonic() - alone_since > self.owner._placement_timeout:
+                    raise UserError(
+                        "every Ray actor was lost and none could be placed again within"
+                        f" {self.owner._placement_timeout:.0f} s; check `ray status`"
+                    )
+            else:
+                alone_since = None
+            ready, _ = self.ray.wait(waiting, num_returns=1, timeout=5.0)
+            for ref in ready:
+                if ref in self.owner._placing:
+                    self._admit(ref)
+                else:
+                    self._collect(ref)
+
+    def _admit(self, ref: Any) -> None:
+        actor = self.owner._placing[ref][0]
+        try:
+            self.owner._admit(ref)
+        except self.owner._lost:  # the replacement died before it was ready
+            self.owner._placing.pop(ref, None)
+            self.ray.kill(actor, no_restart=True)
+
+    def _next_chunk(self, next_out: int) -> int | None:
+        """A chunk to hand out: a retried one first, else the next one read from the input."""
+        if self.retry:
+            return heapq.heappop(self.retry)
+        if self.exhausted or self.chunks_read - next_out >= self.window:
+            return None
+        chunk = [p for _, p in zip(range(self.size), self.programs, strict=False)]
+        if not chunk:
+            self.exhausted = True
+            return None
+        self.held[self.chunks_read] = chunk
+        self.chunks_read += 1
+        return self.chunks_read - 1
+
+    def _hand_out(self, next_out: int) -> None:
+        for actor in list(self.owner._actors):
+            while self.load.get(actor, 0) < self.owner._depth:
+                index = self._next_chunk(next_out)
+                if index is None:
+                    return
+                self.flight[actor.run_chunk.remote(self.held[index])] = (index, actor)
+                self.load[actor] = self.load.get(actor, 0) + 1
+
+    def _collect(self, ref: Any) -> None:
+        index, actor = self.flight.pop(ref)
+        self.load[actor] -= 1
+        try:
+            self.finished[index] = self.ray.get(ref)
+        except self.owner._lost as exc:
+            self.tries[index] = self.tries.get(index, 0) + 1
+            if self.tries[index] > self.owner._chunk_retries:
+                raise UserError(
+                    f"a chunk of {len(self.held[index])} programs lost its Ray actor"
+                    f" {self.tries[index]} times ({type(exc).__name__}); check the nodes'"
+                    " logs (/tmp/ray/session_latest/logs) and ray_chunk_retries"
+                ) from None
+            heapq.heappush(self.retry, index)
+            self.owner._lose(actor)
+        except self.ray.exceptions.RayTaskError as exc:  # a program the executor refused
+            cause = getattr(exc, "cause", None)
+            raise cause if isinstance(cause, BaseException) else exc from None

@@ -1,0 +1,148 @@
+"""HumanEval-X problems (THUDM/humaneval-x layout) and how a completion becomes a program.
+
+Records: ``task_id`` (``CPP/0``, ``Java/0``, ``JavaScript/0``, ``Go/0``, ``Rust/0``),
+``prompt``, ``declaration``, ``canonical_solution``, ``test``, ``example_test`` (Go adds
+``import`` and ``test_setup``). A completion continues the ``prompt``; the program and its
+test are assembled as CodeGeeX's evaluator (``codegeex/benchmark/execution.py``,
+``process_humaneval_test``) does, so labels mean the same thing:
+
+* C++: the helper includes a completion commonly relies on are prepended when the prompt
+  lacks them; program = helpers + prompt + completion;
+* Java, JavaScript: program = prompt + completion;
+* Go: the prompt's ``import`` block is dropped and the test setup's ``package``/imports
+  plus the standard packages the completion uses are put first (Go rejects unused imports).
+
+From a local file (``--problems-file``, gzipped or not) or the hub dataset
+``THUDM/humaneval-x`` (one config per language) when online.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from data_builders.errors import UserError
+from data_builders.jsonl import read_jsonl
+from data_builders.problems.base import Problem
+from data_builders.problems.mbpp import hub_offline
+
+HUB_NAME = "THUDM/humaneval-x"
+PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
+HUB_CONFIGS = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
+CPP_HELPERS = (
+    "#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
+    "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
+    "#include<iostream>",
+)  # fmt: skip
+GO_HELPERS = (
+    "math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand",
+    "crypto/md5",
+)  # fmt: skip
+RUST_CRATE_USES = ("use rand::Rng;", "use regex::Regex;", "use md5;")
+_FIELDS = ("task_id", "prompt", "canonical_solution", "test")
+
+
+def language_of(task_id: str) -> str | None:
+    """``"cpp"`` for ``"CPP/0"`` and so on; None for an unknown prefix."""
+    return PREFIXES.get(task_id.split("/", 1)[0])
+
+
+def problem_from_record(record: dict[str, Any], where: str) -> Problem:
+    """One HumanEval-X record -> Problem (metadata: language, declaration, test setup)."""
+    for name in _FIELDS:
+        if not isinstance(record.get(name), str):
+            raise UserError(f"{where}: HumanEval-X task lacks a string {name!r}")
+    language = language_of(record["task_id"])
+    if language is None:
+        raise UserError(
+            f"{where}: task_id {record['task_id']!r} has no HumanEval-X language prefix"
+            f" ({', '.join(p + '/' for p in PREFIXES)})"
+        )
+    metadata = {
+        "language": language,
+        "declaration": record.get("declaration", ""),
+        "example_test": record.get("example_test", ""),
+        "test_setup": record.get("test_setup", ""),
+        "import": record.get("import", ""),
+    }
+    return Problem(
+        task_id=record["task_id"],
+        prompt=record["prompt"],
+        nl=record.get("text", "") or "",
+        reference=record["prompt"] + record["canonical_solution"],  # see program_and_test
+        entry_point=None,
+        test=record["test"],
+        metadata=metadata,
+    )
+
+
+def load_humaneval_x_file(path: str | Path) -> dict[str, Problem]:
+    """Problems from a local HumanEval-X file (``.jsonl`` or ``.jsonl.gz``)."""
+    path = Path(path)
+    problems = {}
+    for number, record in enumerate(read_jsonl(path, what="HumanEval-X task"), start=1):
+        problem = problem_from_record(record, f"{path}:{number}")
+        problems[problem.task_id] = problem
+    if not problems:
+        raise UserError(f"{path}: no tasks in the file")
+    return problems
+
+
+def load_humaneval_x_hub(language: str) -> dict[str, Problem]:
+    """One language of ``THUDM/humaneval-x`` from the hub; one-line error when offline."""
+    hint = f"pass --problems-file PATH (a HumanEval-X file, e.g. humaneval_{language}.jsonl.gz)"
+    if hub_offline():
+        raise UserError(
+            f"HumanEval-X comes from the hub ({HUB_NAME}) but the hub is offline: {hint}"
+        )
+    try:
+        import datasets
+
+        loaded = datasets.load_dataset(HUB_NAME, HUB_CONFIGS[language], split="test")
+    except Exception as exc:  # noqa: BLE001 - any hub failure becomes one actionable line
+        raise UserError(
+            f"cannot load {HUB_NAME} ({language}) from the hub ({type(exc).__name__}): {hint}"
+        ) from None
+    return {
+        r["task_id"]: problem_from_record(dict(r), f"{HUB_NAME}:{r['task_id']}") for r in loaded
+    }
+
+
+def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
+    """(program source, test code) for a completion of ``problem``'s prompt."""
+    language = problem.metadata["language"]
+    prompt = problem.prompt
+    if language == "cpp":
+        helpers = "".join(h + "\n" for h in CPP_HELPERS if h not in prompt)
+        using = "" if "using namespace std;" in prompt else "using namespace std;\n"
+        return helpers + using + prompt + completion, problem.test or ""
+    if language == "go":
+        imports = problem.metadata.get("import", "")
+        body = prompt.replace(imports, "") if imports else prompt
+        setup = problem.metadata.get("test_setup", "")
+        code = body + completion  # packages: those the completion uses, as CodeGeeX decides
+        extra = [
+            f'"{pkg}"'
+            for pkg in GO_HELPERS
+            if pkg not in setup and pkg.split("/")[-1] + "." in completion
+        ]
+        header = setup + (
+            "\nimport (\n" + "".join(f"    {p}\n" for p in extra) + ")\n" if extra else ""
+        )
+        return code, header + "\n" + (problem.test or "")
+    if language == "rust":
+        # CodeGeeX: an empty main, the declaration (uses + signature), the prompt (a comment).
+        # The rand/regex/md5 crates the declarations `use` are not available offline: their
+        # `use` lines are dropped, so only programs that call them fail (to compile).
+        declaration = "".join(
+            line
+            for line in problem.metadata.get("declaration", "").splitlines(keepends=True)
+            if line.strip() not in RUST_CRATE_USES
+        )
+        return "\nfn main(){ \n } \n" + declaration + prompt + completion, problem.test or ""
+    return prompt + completion, problem.test or ""
+
+
+def canonical_solution(problem: Problem) -> str:
+    """The reference completion (``reference`` minus the prompt)."""
+    return problem.reference[len(problem.prompt) :]

@@ -1,0 +1,67 @@
+"""Choosing the executor (configs/build/executor.yaml, ``--executor``): settings and the
+one-line errors, none of which needs Ray."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from data_builders.__main__ import main
+from data_builders.errors import UserError
+from data_builders.execution.backend import ExecutorSettings, load_settings
+
+
+def test_the_repo_config_is_the_local_default() -> None:
+    assert load_settings() == ExecutorSettings()
+    assert load_settings(executor="ray", ray_address=None).executor == "ray"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("executor: spark\n", "choose one of local, ray"),
+        ("ray_chunk_size: 0\n", "ray_chunk_size must be a whole number >= 1"),
+        ("ray_cpus: 4\n", "unknown key(s) ['ray_cpus']"),
+        ("[1, 2]\n", "expected a mapping"),
+    ],
+)
+def test_bad_settings_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "executor.yaml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=re.escape(message)):
+        load_settings(path)
+
+
+def _samples(tmp_path: Path) -> Path:
+    path = tmp_path / "samples.jsonl"
+    path.write_text(json.dumps({"task_id": "HumanEval/0", "completion": "    return 0\n"}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--executor", "ray", "--workers", "2"], "--workers sets the local executor's workers"),
+        (["--ray-address", "auto"], "--ray-address needs --executor ray"),
+    ],
+)
+def test_flag_mixups_are_one_line_errors(tmp_path: Path, capsys, flags, message) -> None:
+    argv = ["label", "--problems", "humaneval", "--samples", str(_samples(tmp_path))]
+    assert main([*argv, "--out", str(tmp_path / "o.jsonl"), *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and message in err[-1]
+
+
+def test_without_ray_installed_the_error_says_how_to_install_it(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    argv = ["label", "--problems", "humaneval", "--samples", str(_samples(tmp_path))]
+    assert main([*argv, "--out", str(tmp_path / "o.jsonl"), "--executor", "ray"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: --executor ray needs Ray") and "pip install" in err[-1]
+    assert not (tmp_path / "o.jsonl").exists()

@@ -1,0 +1,44 @@
+"""Shared fixtures for the foreign-language tests: one executor (and build cache) per session.
+
+Each language's tests skip, with the reason, where its toolchain is not installed; the
+sandbox level is whatever this machine offers (bubblewrap + seccomp where installed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from data_builders.execution.foreign import ForeignExecutor, ForeignLimits, ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.execution.types import ProgramResult
+
+LIMITS = ForeignLimits(
+    timeout=1.0, load=15.0, memory_mb=256, runtime_overhead_mb=384, tmp_size_mb=16
+)
+
+
+@pytest.fixture(scope="session")
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignExecutor]:
+    """2 workers, 1 s CPU per assertion, 256 MB; builds cached for the whole session."""
+    with ForeignExecutor(
+        workers=2, limits=LIMITS, cache_dir=tmp_path_factory.mktemp("builds")
+    ) as ex:
+        yield ex
+
+
+def need(language: str) -> None:
+    """Skip the calling test when ``language``'s toolchain is missing (saying what to install)."""
+    missing = get_language(language).missing_toolchain()
+    if missing:
+        pytest.skip(missing)
+
+
+def run(ex: ForeignExecutor, language: str, source: str, test: str) -> ProgramResult:
+    need(language)
+    return ex.run(ForeignProgram(language, source, test))
+
+
+def statuses(result: ProgramResult) -> list[str]:
+    return [o.status for o in result.outcomes]
