@@ -80,6 +80,15 @@ def test_static_facts_of_a_whole_program_and_its_entry_point():
     assert static_features(body, NL, None) == [1.0, 1.0, 0.0, 0.0, 1.0]
 
 
+def test_a_helper_before_the_body_is_not_read_as_the_body():
+    # the convention keeps a helper defined before the redefined function, then the body:
+    # nothing marks where the prompt stood, and the helper's body must not absorb the body
+    helper_first = "def twice(v):\n    return v * 2\n    return twice(x)\n"
+    assert static_features(helper_first, NL, None) == [1.0, 1.0, 0.0, 0.0, 1.0]
+    wrong = "def twice(v):\n    return v * 2\n    return twice(y)\n"  # y is never bound
+    assert static_features(wrong, NL, None)[2] == 1.0
+
+
 def test_undefined_names_follow_scopes():
     assert undefined_names("def f(a):\n    return a + b\n") == 1  # b
     assert undefined_names("import os\ndef f(a):\n    return os.sep + len(a)\n") == 0

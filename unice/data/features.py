@@ -145,14 +145,19 @@ def entry_point(nl: str | None, reference: str | None) -> str | None:
     return None
 
 
+MAX_SPLITS = 64
+"""Most places :func:`_assemblies` tries for where a body's prompt stood."""
+
+
 def _assemblies(generated: str, nl: str | None) -> list[tuple[str, list[int | None]]]:
     """Ways to read the candidate as a whole program, most likely first, each with the line of
     ``generated`` behind every line of the program (``None`` for a line that is not the
     candidate's).
 
     Under the input convention ``g`` is often a body whose prompt was stripped, sometimes with
-    top-level lines (imports, helpers) before it; with a code prompt the program is those
-    lines, the prompt, then the rest.
+    top-level lines (imports, helper functions) before it; with a code prompt the program is
+    those lines, the prompt, then the rest. Where the prompt stood is not marked (a helper's
+    body and the main body are both indented), so every indented line is a candidate place.
     """
     g_lines = generated.splitlines(keepends=True)
     own = list(range(len(g_lines)))
@@ -161,14 +166,12 @@ def _assemblies(generated: str, nl: str | None) -> list[tuple[str, list[int | No
         prompt = nl.rstrip("\n") + "\n"
         k = len(prompt.splitlines())
         out.append((prompt + generated, [None] * k + own))
-        first_indented = next(
-            (i for i, line in enumerate(g_lines) if line[:1] in (" ", "\t") and line.strip()),
-            None,
-        )
-        if first_indented:  # top-level lines first, then the prompt, then the body
-            pre, rest = g_lines[:first_indented], g_lines[first_indented:]
-            text = "".join(pre) + prompt + "".join(rest)
-            out.append((text, own[:first_indented] + [None] * k + own[first_indented:]))
+        splits = [
+            i for i, line in enumerate(g_lines) if i and line[:1] in (" ", "\t") and line.strip()
+        ]
+        for split in splits[:MAX_SPLITS]:  # top-level lines first, then the prompt, the body
+            text = "".join(g_lines[:split]) + prompt + "".join(g_lines[split:])
+            out.append((text, own[:split] + [None] * k + own[split:]))
     out.append((generated, own))
     if generated[:1] in (" ", "\t"):  # a bare body without its prompt
         out.append((_BODY_WRAPPER + generated, [None, *own]))
@@ -176,15 +179,22 @@ def _assemblies(generated: str, nl: str | None) -> list[tuple[str, list[int | No
 
 
 def assemble(generated: str, nl: str | None) -> tuple[ast.Module | None, str, list[int | None]]:
-    """The first reading of :func:`_assemblies` that parses: ``(tree, text, line map)``;
-    ``(None, generated, map)`` when none does."""
+    """The reading of :func:`_assemblies` to judge the candidate by: the first that parses and
+    leaves no name undefined, else the first that parses (``(tree, text, line map)``);
+    ``(None, generated, map)`` when none parses. Taking the most favourable reading keeps the
+    static facts from blaming the candidate for where the input convention cut its prompt."""
     readings = _assemblies(generated, nl)
+    first: tuple[ast.Module, str, list[int | None]] | None = None
     for text, lines in readings:
         try:
-            return ast.parse(text), text, lines
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-    return None, generated, readings[-1][1]
+        if first is None:
+            first = (tree, text, lines)
+        if not undefined_names(text):
+            return tree, text, lines
+    return first if first is not None else (None, generated, readings[-1][1])
 
 
 def undefined_names(source: str) -> int:
