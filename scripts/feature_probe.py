@@ -26,14 +26,17 @@ def main() -> None:
     parser.add_argument("--clean", action="store_true", help="clean g first (clean_generated)")
     args = parser.parse_args()
     samples = read_split(args.folder, args.split)
-    rows = []
+    rows, cleaned = [], 0
     for s in samples:
-        generated = clean_generated(s.generated, s.nl or None) if args.clean else s.generated
+        clean = clean_generated(s.generated, s.nl or None)
+        cleaned += clean != s.generated
+        generated = clean if args.clean else s.generated
         rows.append(exact_features(generated, s.reference or None, s.nl or None))
     features = np.array(rows)
     labels = np.array([s.pass_ratio for s in samples])
     tasks = [s.task_id for s in samples]
-    print(f"{len(samples)} programs of {len(set(tasks))} problems ({args.folder} {args.split})")
+    print(f"{len(samples)} programs of {len(set(tasks))} problems ({args.folder} {args.split}); "
+          f"clean_generated changes {cleaned}")  # fmt: skip
     print("| feature | within-problem ρ | mean |")
     print("| --- | --- | --- |")
     for column, name in enumerate(FEATURE_NAMES):
