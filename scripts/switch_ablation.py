@@ -32,7 +32,12 @@ SWITCH_VALUES = {
     "clean_generated": "true",
     "ranking_pair_weight": "delta",
 }
-"""The value each switch takes in its arm (the baseline keeps the experiment's)."""
+"""The value each switch takes in its arm."""
+OFF_VALUES = {
+    name: "uniform" if name == "ranking_pair_weight" else "false" for name in SWITCH_VALUES
+}
+"""Every arm pins every switch: off except its own, so an arm stays comparable with the
+baseline after the experiment file adopts a switch."""
 ARMS = ("baseline", *SWITCH_VALUES, "exact_scores", "combined")
 
 
@@ -48,7 +53,10 @@ def train_arm(arm: str, switches: list[str], out: Path, steps: int, python: str)
     if (folder / "metrics.json").is_file():
         print(f"{arm}: already trained ({folder}/metrics.json)")
         return json.loads((folder / "metrics.json").read_text("utf-8"))
-    overrides = [f"model.{name}={SWITCH_VALUES[name]}" for name in switches]
+    overrides = [
+        f"model.{name}={SWITCH_VALUES[name] if name in switches else OFF_VALUES[name]}"
+        for name in SWITCH_VALUES
+    ]
     command = [
         python, "train.py", "+experiment=zeroshot_cpu", f"trainer.max_steps={steps}",
         "trainer.epochs=1", "trainer.save_every_steps=null", "trainer.progress=false",
