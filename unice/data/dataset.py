@@ -19,7 +19,7 @@ import torch
 
 from data_builders.dataset.convention import stale_folder_message
 from data_builders.jsonl import iter_jsonl
-from unice.data.encoding import InputEncoder
+from unice.data.encoding import FLOAT_INPUTS, InputEncoder
 from unice.errors import DatasetFormatError, DatasetMissingError
 from unice.modeling.configuration import FORMATS
 
@@ -163,7 +163,10 @@ class Collator:
         )
         if self.architecture == "estimator":
             encoded = self.encoder.encode_segments(*texts, self.formats)
-            out = {key: torch.tensor(value, dtype=torch.long) for key, value in encoded.items()}
+            out = {
+                key: torch.tensor(value, dtype=torch.float32 if key in FLOAT_INPUTS else torch.long)
+                for key, value in encoded.items()
+            }
             return self._with_labels(out, samples)
         joined = self.encoder.join_formats(*texts, self.formats)
         rows: list[tuple[list[int], list[int]]] = []

@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from unice.data.features import clean_generated, exact_features
 from unice.data.layout import encode_layout
 from unice.errors import ModelConfigError
 from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
@@ -35,8 +36,12 @@ ESTIMATOR_INPUTS: tuple[str, ...] = (
     "generated_index",
     "reference_index",
     "nl_index",
+    "exact_features",
 )
-"""The keys of :meth:`InputEncoder.encode_segments` an ``estimator`` model's forward takes."""
+"""The keys of :meth:`InputEncoder.encode_segments` an ``estimator`` model's forward takes
+(``exact_features`` only when the model was built with them)."""
+FLOAT_INPUTS: frozenset[str] = frozenset({"exact_features"})
+"""Model inputs that are float tensors (every other input holds token ids or indices)."""
 
 CODE_HEAD_FRACTION = 0.25
 """Share of a cut code segment's budget kept from its start with ``head_tail`` truncation."""
@@ -145,6 +150,9 @@ class InputEncoder:
         code_truncation: how cut code segments are shortened: ``head``, ``tail``, ``head_tail``.
         truncation: ``priority`` (generated code cut last, NL first) or ``fair``.
         truncation_floor: share of the budget each segment keeps under ``priority``.
+        clean: remove generator tell-tales from the generated code first
+            (:func:`unice.data.features.clean_generated`).
+        features: add each row's :func:`unice.data.features.exact_features` (estimator).
 
     Token ids of each distinct text are computed once and kept (``tokenize``): the reference
     and NL of a problem are shared by all its candidates, and training reads every sample in
@@ -160,6 +168,8 @@ class InputEncoder:
         code_truncation: str = "head_tail",
         truncation: str = "priority",
         truncation_floor: float = 0.125,
+        clean: bool = False,
+        features: bool = False,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
@@ -169,6 +179,10 @@ class InputEncoder:
         self.truncation = truncation
         self.truncation_floor = truncation_floor
         self._token_cache: dict[str, list[int]] = {}
+        self.clean = clean
+        self.features = features
+        self._clean_cache: dict[tuple[str, str | None], str] = {}
+        self._feature_cache: dict[tuple[str, str | None, str | None], list[float]] = {}
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.use_token_types = use_token_types
@@ -189,7 +203,35 @@ class InputEncoder:
             config.code_truncation,
             getattr(config, "truncation", "priority"),
             getattr(config, "truncation_floor", 0.125),
+            bool(getattr(config, "clean_generated", False)),
+            bool(getattr(config, "exact_features", False)),
         )
+
+    def cleaned(self, generated: Sequence[str], nls: Sequence[str | None]) -> list[str]:
+        """The generated code as the model reads it: cleaned of tell-tales when ``clean``."""
+        if not self.clean:
+            return list(generated)
+        cache = self._clean_cache
+        if len(cache) > TOKEN_CACHE_SIZE:
+            cache.clear()
+        out = []
+        for code, nl in zip(generated, nls, strict=True):
+            key = (code, nl or None)
+            if key not in cache:
+                cache[key] = clean_generated(code, nl or None)
+            out.append(cache[key])
+        return out
+
+    def row_features(self, generated: str, reference: str | None, nl: str | None) -> list[float]:
+        """:func:`~unice.data.features.exact_features` of one row from the fields its format
+        has (``None`` for the others), computed once per distinct row."""
+        key = (generated, reference, nl)
+        cache = self._feature_cache
+        if key not in cache:
+            if len(cache) > TOKEN_CACHE_SIZE:
+                cache.clear()
+            cache[key] = exact_features(generated, reference, nl)
+        return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text alone, no special tokens (each distinct text tokenized once)."""
@@ -272,6 +314,7 @@ class InputEncoder:
     ) -> dict[str, tuple[list[int], list[tuple[list[int], list[int]]]]]:
         """Like :meth:`encode_formats` but unpadded: ``{format: (sample_indices, rows)}`` with
         rows of ``(input_ids, token_types)``, for callers that pad several formats together."""
+        generated = self.cleaned(generated, nls)
         tokens, members = self._segment_tokens(generated, references, nls, formats)
         joined = {}
         for fmt, index in members.items():
@@ -327,8 +370,10 @@ class InputEncoder:
             The model inputs :data:`ESTIMATOR_INPUTS`: ``segment_input_ids`` /
             ``segment_attention_mask`` (padded, one per distinct text), and per row
             ``generated_index``, ``reference_index``, ``nl_index`` (``-1`` where the row's
-            format has no such segment); and per row ``format_ids`` and ``sample_index``.
+            format has no such segment), ``exact_features`` when ``features`` is on; and per
+            row ``format_ids`` and ``sample_index``.
         """
+        generated = self.cleaned(generated, nls)
         sep = self.separators
         budget = self.max_length - len(sep.prefix) - len(sep.suffix)
         texts = {"generated": generated, "reference": references, "nl": nls}
@@ -352,6 +397,7 @@ class InputEncoder:
         rows: dict[str, list[int]] = {column: [] for column in columns.values()}
         format_ids: list[int] = []
         sample_index: list[int] = []
+        features: list[list[float]] = []
         for fmt, index in members.items():
             parts = FORMAT_SEGMENTS[fmt]
             for i in index:
@@ -359,14 +405,21 @@ class InputEncoder:
                     rows[column].append(slot(part, i) if part in parts else -1)
                 format_ids.append(FORMATS.index(fmt))
                 sample_index.append(i)
+                if self.features:
+                    ref = references[i] if "reference" in parts else None
+                    nl = nls[i] if "nl" in parts else None
+                    features.append(self.row_features(generated[i], ref, nl))
         padded = self.pad(segments)
-        return {
+        out = {
             "segment_input_ids": padded["input_ids"],
             "segment_attention_mask": padded["attention_mask"],
             **rows,
             "format_ids": format_ids,
             "sample_index": sample_index,
         }
+        if self.features:
+            out["exact_features"] = features
+        return out
 
     def _tokenize_present(self, texts: Sequence[str | None], present: list[bool]) -> list:
         ids = self.tokenize([t for t, ok in zip(texts, present, strict=True) if ok])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ def build_model(
         unice_config.layout == "auto" and drops_layout(tokenizer)
     )
     unice_config.layout_active = layout
+    unice_config.base_vocab_size = len(tokenizer)
     limit = _position_limit(encoder_config)
     if limit is not None and unice_config.max_length > limit:
         unice_config.max_length = limit
@@ -58,6 +60,8 @@ def build_model(
             # new rows start from the old embeddings' mean/covariance (transformers default)
             model.encoder.resize_token_embeddings(len(tokenizer))
             model.config.encoder.vocab_size = len(tokenizer)
+        if unice_config.untrained_cosine:  # the frozen copy: the encoder as training finds it
+            model.untrained_encoder = copy.deepcopy(model.encoder).requires_grad_(False).eval()
     model.tokenizer = tokenizer
     return model, tokenizer
 

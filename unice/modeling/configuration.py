@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
+from unice.data.features import FEATURE_NAMES
 from unice.errors import ModelConfigError
 
 FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
@@ -29,6 +30,8 @@ ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
 """``cross``: the segments of a format joined into one input (the paper); ``estimator``: each
 segment encoded alone and compared in the head (COMET's estimator)."""
 TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
+RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
+"""How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -85,6 +88,26 @@ class UniCEConfig(PretrainedConfig):
             and F1 between the generated code's token states and the reference's (and the
             NL's): greedy cosine matching of tokens keeps what a pooled vector averages away,
             which lines of the candidate have a counterpart in the reference.
+        untrained_cosine: with ``estimator``, keep a frozen copy of the encoder as it was before
+            training; its cosine of g with r (and with n) is a head input, and the PassRatio
+            logit starts from ``logit(cosine)`` (a learned scale times it, the head's PassRatio
+            output initialised to zero), so the untrained score *is* that cosine and training
+            learns a correction to it. Layout tokens are left out of the frozen copy's input.
+        exact_features: with ``estimator``, feed the head ``unice.data.features``'s exact
+            signals: chrF, token 1/2-gram F1, ROUGE-L and length ratio of g against r, and
+            static facts of g (parses, defines the entry point, undefined names, returns).
+        comparison_only: with ``estimator``, the head sees only comparisons (``g*r``,
+            ``|g-r|``, cosines, and the like for n), never g, r or n alone, so it cannot score
+            a candidate's style or a problem's difficulty without comparing anything.
+        clean_generated: remove top-level ``print``/``assert``, ``__main__`` blocks and the
+            ``from typing import *`` harness prefix from g before encoding (training and
+            scoring alike).
+        ranking_pair_weight: ``uniform`` (every pair of the ranking loss alike) or ``delta``
+            (each pair weighted by its |PassRatio difference|, so .99 vs 1.0 hardly counts).
+        exact_scores: report scores unrounded (sigmoid in float64); the default rounds to
+            1e-6, which makes ties near 0 and 1.
+        base_vocab_size: the tokenizer's size before layout tokens were added (recorded at
+            build time; the frozen copy of ``untrained_cosine`` skips the added tokens).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
         loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
             (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates of
@@ -114,6 +137,13 @@ class UniCEConfig(PretrainedConfig):
     pooling: str = "first"
     architecture: str = "cross"
     token_alignment: bool = False
+    untrained_cosine: bool = False
+    exact_features: bool = False
+    comparison_only: bool = False
+    clean_generated: bool = False
+    ranking_pair_weight: str = "uniform"
+    exact_scores: bool = False
+    base_vocab_size: int = 0
     formats: list[str] | tuple[str, ...] = FORMATS
     loss_weights: dict[str, float] | None = None
     backbone: str = ""
@@ -135,10 +165,12 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("pooling", self.pooling, POOLINGS)
         _check_choice("architecture", self.architecture, ARCHITECTURES)
-        if self.token_alignment and self.architecture != "estimator":
-            raise ModelConfigError(
-                "token_alignment compares segments encoded alone; it needs architecture=estimator"
-            )
+        _check_choice("ranking_pair_weight", self.ranking_pair_weight, RANKING_PAIR_WEIGHTS)
+        for switch in ("token_alignment", "untrained_cosine", "exact_features", "comparison_only"):
+            if getattr(self, switch) and self.architecture != "estimator":
+                raise ModelConfigError(
+                    f"{switch} compares segments encoded alone; it needs architecture=estimator"
+                )
         if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
             raise ModelConfigError(
                 f"truncation_floor={self.truncation_floor!r} must be in [0, 1/3]"
@@ -173,10 +205,12 @@ class UniCEConfig(PretrainedConfig):
     def feature_size(self) -> int:
         """Width of the head's input: one sentence vector, or the estimator's comparisons."""
         hidden = int(self.encoder.hidden_size)
-        if self.architecture == "estimator":
-            per_segment = 3 * hidden + 1 + (3 if self.token_alignment else 0)
-            return hidden + 2 * per_segment
-        return hidden
+        if self.architecture != "estimator":
+            return hidden
+        per_segment = (2 if self.comparison_only else 3) * hidden + 1
+        per_segment += (3 if self.token_alignment else 0) + (1 if self.untrained_cosine else 0)
+        size = (0 if self.comparison_only else hidden) + 2 * per_segment
+        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
 
     @property
     def use_token_types(self) -> bool:

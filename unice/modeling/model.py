@@ -103,6 +103,8 @@ def compare_segments(
     reference_index: torch.Tensor | None,
     nl_index: torch.Tensor | None,
     token_states: tuple[torch.Tensor, torch.Tensor] | None = None,
+    untrained: torch.Tensor | None = None,
+    comparison_only: bool = False,
 ) -> torch.Tensor:
     """COMET's estimator features of each row: ``[g; r; g*r; |g-r|; cos(g,r); n; g*n; |g-n|;
     cos(g,n)]``, with the reference or NL block zero where the row's format lacks it.
@@ -114,9 +116,13 @@ def compare_segments(
         token_states: ``(states, mask)`` of every segment's tokens: adds BERTScore's
             precision, recall and F1 of g against r and against n (:func:`token_alignment`)
             to each block.
+        untrained: ``(segments, hidden)`` the frozen untrained encoder's vectors: adds their
+            cosine of g with r and with n to each block.
+        comparison_only: leave out g and the other segment alone (keep ``g*o``, ``|g-o|``
+            and the similarities).
     """
     generated = segments[generated_index]
-    features = [generated]
+    features = [] if comparison_only else [generated]
     for index in (reference_index, nl_index):
         if index is None:
             index = torch.full_like(generated_index, -1)
@@ -124,17 +130,47 @@ def compare_segments(
         other_index = index.clamp(min=0)
         other = segments[other_index] * present
         cosine = F.cosine_similarity(generated, other, dim=-1, eps=1e-6).unsqueeze(-1)
-        features += [
-            other,
-            generated * other,
-            (generated - other).abs() * present,
-            cosine * present,
-        ]
+        if not comparison_only:
+            features.append(other)
+        features += [generated * other, (generated - other).abs() * present, cosine * present]
+        if untrained is not None:
+            features.append(pair_cosine(untrained, generated_index, index))
         if token_states is not None:
             states, mask = token_states
             alignment = token_alignment(states, mask, generated_index, other_index)
             features.append(alignment * present)
     return torch.cat(features, dim=-1)
+
+
+def pair_cosine(
+    vectors: torch.Tensor, generated_index: torch.Tensor, other_index: torch.Tensor
+) -> torch.Tensor:
+    """``(rows, 1)`` cosine of each row's generated segment with its other one (0 where the
+    other is absent, ``-1``)."""
+    present = (other_index >= 0).unsqueeze(-1).to(vectors.dtype)
+    other = vectors[other_index.clamp(min=0)]
+    cosine = F.cosine_similarity(vectors[generated_index], other, dim=-1, eps=1e-6)
+    return cosine.unsqueeze(-1) * present
+
+
+def cosine_prior(
+    vectors: torch.Tensor,
+    generated_index: torch.Tensor,
+    reference_index: torch.Tensor | None,
+    nl_index: torch.Tensor | None,
+) -> torch.Tensor:
+    """``(rows,)`` ``logit(cosine)`` of g with the reference (with the NL where a row has no
+    reference): the untrained score that ``untrained_cosine`` starts the PassRatio logit from."""
+    absent = torch.full_like(generated_index, -1)
+    ref = reference_index if reference_index is not None else absent
+    nl = nl_index if nl_index is not None else absent
+    other = torch.where(ref >= 0, ref, nl)
+    cosine = pair_cosine(vectors, generated_index, other).squeeze(-1)
+    return torch.logit(cosine.clamp(PRIOR_EPS, 1 - PRIOR_EPS))
+
+
+PRIOR_EPS = 1e-4
+"""The cosine prior is clipped to [1e-4, 1 - 1e-4] before its logit (logits within +-9.2)."""
 
 
 class UniCEPreTrainedModel(PreTrainedModel):
@@ -177,7 +213,26 @@ class UniCEModel(UniCEPreTrainedModel):
             config.dropout,
         )
         self.tokenizer: Any = None
+        if config.untrained_cosine:
+            # the encoder as it was before training (build_model copies the pretrained weights
+            # in); never trained, always in eval mode
+            self.untrained_encoder = build_encoder(config)
+            self.untrained_encoder.requires_grad_(False)
+            self.prior_scale = nn.Parameter(torch.ones(()))
         self.post_init()
+        if config.untrained_cosine:  # the untrained PassRatio logit is the cosine prior alone
+            last = self.head.net[-1]
+            with torch.no_grad():
+                last.weight[0].zero_()
+                last.bias[0].zero_()
+            self.untrained_encoder.eval()
+
+    def train(self, mode: bool = True) -> UniCEModel:
+        """Like ``nn.Module.train``, but the frozen untrained encoder stays in eval mode."""
+        super().train(mode)
+        if getattr(self.config, "untrained_cosine", False):
+            self.untrained_encoder.eval()
+        return self
 
     def forward(
         self,
@@ -190,6 +245,7 @@ class UniCEModel(UniCEPreTrainedModel):
         generated_index: torch.Tensor | None = None,
         reference_index: torch.Tensor | None = None,
         nl_index: torch.Tensor | None = None,
+        exact_features: torch.Tensor | None = None,
         **_: Any,
     ) -> UniCEOutput:
         """Score a batch of rows (any mix of input formats).
@@ -209,6 +265,8 @@ class UniCEModel(UniCEPreTrainedModel):
             generated_index: ``(batch,)`` row -> its generated code's segment.
             reference_index: ``(batch,)`` row -> its reference's segment, or -1.
             nl_index: ``(batch,)`` row -> its NL's segment, or -1.
+            exact_features: ``(batch, F)`` :func:`unice.data.features.exact_features` of each
+                row (estimator with ``exact_features``).
 
         Returns:
             :class:`UniCEOutput` with ``loss`` (when labels are given) and ``logits (batch, k)``.
@@ -221,18 +279,50 @@ class UniCEModel(UniCEPreTrainedModel):
             token_states = None
             if self.config.token_alignment:
                 token_states = (mixed, content_mask(segment_attention_mask))
+            untrained = None
+            if self.config.untrained_cosine:
+                untrained = self._untrained_vectors(segment_input_ids, segment_attention_mask)
             features = compare_segments(
-                segments, generated_index, reference_index, nl_index, token_states
+                segments,
+                generated_index,
+                reference_index,
+                nl_index,
+                token_states,
+                untrained,
+                self.config.comparison_only,
             )
+            if self.config.exact_features:
+                if exact_features is None:
+                    raise ValueError("this model was built with exact_features; pass them")
+                features = torch.cat([features, exact_features.to(features.dtype)], dim=-1)
         else:
             if input_ids is None or attention_mask is None:
                 raise ValueError("a cross model takes input_ids and attention_mask")
             features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
+        if self.config.architecture == "estimator" and self.config.untrained_cosine:
+            prior = cosine_prior(untrained, generated_index, reference_index, nl_index)
+            shift = torch.zeros_like(logits)
+            shift[:, 0] = self.prior_scale * prior.to(logits.dtype)
+            logits = logits + shift
         loss = None
         if labels is not None:
             loss, _ = format_loss(logits, labels, self.config.loss_weights)
         return UniCEOutput(loss=loss, logits=logits, sentence_embedding=features)
+
+    @torch.no_grad()
+    def _untrained_vectors(self, input_ids: torch.Tensor, attention_mask: torch.Tensor):
+        """Mean-pooled last-layer vectors of the frozen untrained encoder, as the sentence
+        encoder was pretrained to compare texts; layout tokens (added after pretraining, never
+        seen by it) are masked out."""
+        mask = attention_mask
+        base = int(self.config.base_vocab_size or 0)
+        if base:
+            mask = attention_mask * (input_ids < base).to(attention_mask.dtype)
+        states = self.untrained_encoder(
+            input_ids=input_ids, attention_mask=mask, return_dict=True
+        ).last_hidden_state
+        return pool(states, mask, "mean")
 
     def _embed(
         self,

@@ -306,12 +306,22 @@ def _mean_over_processes(accelerator: Accelerator, losses: list[float]) -> float
 
 
 def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-    weights = run.accelerator.unwrap_model(run.model).config.loss_weights
-    return batch_loss(run.model, batch, weights, one_forward=run.accelerator.num_processes > 1)
+    config = run.accelerator.unwrap_model(run.model).config
+    return batch_loss(
+        run.model,
+        batch,
+        config.loss_weights,
+        one_forward=run.accelerator.num_processes > 1,
+        pair_weight=getattr(config, "ranking_pair_weight", "uniform"),
+    )
 
 
 def batch_loss(
-    model, batch: dict[str, torch.Tensor], weights: dict[str, float], one_forward: bool = False
+    model,
+    batch: dict[str, torch.Tensor],
+    weights: dict[str, float],
+    one_forward: bool = False,
+    pair_weight: str = "uniform",
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """L_Uni of one collated batch: the loss of each format's rows, summed.
 
@@ -319,7 +329,7 @@ def batch_loss(
     third of a g+r+n row; padding every format to the longest wastes most of the compute).
     ``one_forward`` runs all rows through a single forward instead, as DDP expects one
     forward per backward. An ``estimator`` batch always runs one forward: its segments are
-    shared by the formats' rows.
+    shared by the formats' rows. ``pair_weight`` is the model's ``ranking_pair_weight``.
     """
     labels = batch["labels"][batch["sample_index"]]
     groups = batch["group_ids"][batch["sample_index"]]
@@ -338,7 +348,7 @@ def batch_loss(
             width = int(batch["attention_mask"][rows].sum(dim=1).max())
             inputs = {k: batch[k][rows, :width] for k in keys}
             per_format[fmt] = (model(**inputs).logits, labels[rows], groups[rows])
-    return unified_loss(per_format, weights)
+    return unified_loss(per_format, weights, pair_weight=pair_weight)
 
 
 def _freeze_encoder(run: _Run, frozen: bool) -> None:

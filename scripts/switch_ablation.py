@@ -1,0 +1,164 @@
+"""Issue 18's switch ablation on MBPP dev, by the pre-registered rule of
+``configs/experiment/zeroshot_cpu.yaml`` (``protocol``; docs/model.md, "Protocol").
+
+Every arm trains ``+experiment=zeroshot_cpu`` for the same ``protocol.ablation_steps`` steps
+(one dev evaluation at the end, same seed) with one switch changed, and is judged on
+``protocol.selection_metric`` of the dev split only; HE-Eval is never read here.
+``exact_scores`` changes no training: it rescores the baseline arm's checkpoint unrounded.
+
+    python scripts/switch_ablation.py --arm baseline          # one arm (resumable: skipped when done)
+    python scripts/switch_ablation.py --arm exact_features
+    python scripts/switch_ablation.py --arm combined --switches exact_features,untrained_cosine
+    python scripts/switch_ablation.py --table                 # the table and the rule's verdicts
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "configs" / "experiment" / "zeroshot_cpu.yaml"
+SWITCH_VALUES = {
+    "untrained_cosine": "true",
+    "exact_features": "true",
+    "comparison_only": "true",
+    "clean_generated": "true",
+    "ranking_pair_weight": "delta",
+}
+"""The value each switch takes in its arm."""
+OFF_VALUES = {
+    name: "uniform" if name == "ranking_pair_weight" else "false" for name in SWITCH_VALUES
+}
+"""Every arm pins every switch: off except its own, so an arm stays comparable with the
+baseline after the experiment file adopts a switch."""
+ARMS = ("baseline", *SWITCH_VALUES, "exact_scores", "combined")
+
+
+def protocol() -> dict:
+    """The ``protocol`` block of the experiment, without resolving its interpolations."""
+    raw = OmegaConf.load(EXPERIMENT)
+    return OmegaConf.to_container(raw.protocol, resolve=False)
+
+
+def train_arm(arm: str, switches: list[str], out: Path, steps: int, python: str) -> dict:
+    """Train one arm with ``train.py`` and return its metrics (``metrics.json``)."""
+    folder = out / arm
+    if (folder / "metrics.json").is_file():
+        print(f"{arm}: already trained ({folder}/metrics.json)")
+        return json.loads((folder / "metrics.json").read_text("utf-8"))
+    overrides = [
+        f"model.{name}={SWITCH_VALUES[name] if name in switches else OFF_VALUES[name]}"
+        for name in SWITCH_VALUES
+    ]
+    command = [
+        python, "train.py", "+experiment=zeroshot_cpu", f"trainer.max_steps={steps}",
+        "trainer.epochs=1", "trainer.save_every_steps=null", "trainer.progress=false",
+        f"output_dir={folder}", *overrides,
+    ]  # fmt: skip
+    print("$", " ".join(command), flush=True)
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True)
+    metrics = json.loads((folder / "metrics.json").read_text("utf-8"))
+    metrics["switches"] = switches
+    metrics["train_seconds"] = round(time.perf_counter() - start, 1)
+    (folder / "metrics.json").write_text(json.dumps(metrics, indent=2), "utf-8")
+    return metrics
+
+
+def rescore_exact(out: Path, data_dir: str) -> dict:
+    """The baseline arm's checkpoint scored on dev with ``exact_scores`` (no training)."""
+    import unice
+    from unice.data.dataset import read_split
+    from unice.training.evaluation import dev_metrics, predict
+
+    folder = out / "exact_scores"
+    model = unice.load_model(out / "baseline" / "best", device="cpu")
+    model.config.exact_scores = True
+    dev = read_split(data_dir, "dev")
+    start = time.perf_counter()
+    metrics = dev_metrics(predict(model, dev, model.tokenizer, batch_size=64), dev)
+    result = {f"best/{key}": value for key, value in metrics.items()}
+    result.update(switches=["exact_scores"], train_seconds=0.0,
+                  score_seconds=round(time.perf_counter() - start, 1))  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "metrics.json").write_text(json.dumps(result, indent=2), "utf-8")
+    return result
+
+
+def table(out: Path) -> str:
+    """The ablation table with the pre-registered rule's verdict per arm."""
+    rule = protocol()
+    metric, margin = f"best/{rule['selection_metric']}", float(rule["adopt_margin"])
+    runs = {
+        arm: json.loads((out / arm / "metrics.json").read_text("utf-8"))
+        for arm in ARMS
+        if (out / arm / "metrics.json").is_file()
+    }
+    if "baseline" not in runs:
+        raise SystemExit("error: the baseline arm has not run; run --arm baseline first")
+    base = runs["baseline"][metric]
+    singles = {
+        arm: m[metric] - base for arm, m in runs.items() if arm not in ("baseline", "combined")
+    }
+    lines = [
+        f"| arm | dev {rule['selection_metric']} | Δ vs baseline | dev example_kendall | "
+        "dev corpus ρ | dev Exec AUROC | train s | adopted? |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for arm, m in runs.items():
+        delta = m[metric] - base
+        if arm == "baseline":
+            verdict = "—"
+        elif arm == "combined":
+            best_single = max((d for d in singles.values() if d > margin), default=None)
+            kept = best_single is not None and delta >= best_single - margin
+            verdict = "kept" if kept else "not kept (best single only)"
+        else:
+            verdict = "**yes**" if delta > margin else "no"
+        name = arm if arm != "combined" else "combined: " + "+".join(m.get("switches", []))
+        lines.append(
+            f"| {name} | {m[metric]:.3f} | {delta:+.3f} | {m['best/example_kendall']:.3f} | "
+            f"{m['best/spearman']:.3f} | {m['best/exec_auroc']:.3f} | "
+            f"{m.get('train_seconds', float('nan')):.0f} | {verdict} |"
+        )
+    return "\n".join(lines) + f"\n\nrule: adopt iff Δ > {margin} ({rule['selection_metric']})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arm", choices=ARMS)
+    parser.add_argument("--switches", default="", help="combined arm: comma-separated switches")
+    parser.add_argument("--table", action="store_true", help="print the table and verdicts")
+    parser.add_argument("--out", type=Path, default=Path("runs/ablation"))
+    parser.add_argument("--steps", type=int, default=None, help="default: protocol")
+    parser.add_argument("--data-dir", default="data/mbpp-real")
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    steps = args.steps or int(protocol()["ablation_steps"])
+    if args.arm == "exact_scores":
+        print(json.dumps(rescore_exact(args.out, args.data_dir), indent=2))
+    elif args.arm:
+        if args.arm == "combined":
+            switches = [s for s in args.switches.split(",") if s]
+            unknown = sorted(set(switches) - set(SWITCH_VALUES))
+            if len(switches) < 2 or unknown:
+                parser.error(f"--switches needs two or more of {', '.join(SWITCH_VALUES)}")
+        else:
+            switches = [] if args.arm == "baseline" else [args.arm]
+        metrics = train_arm(args.arm, switches, args.out, steps, args.python)
+        print(json.dumps(metrics, indent=2))
+    if args.table:
+        print(table(args.out))
+    if not (args.arm or args.table):
+        parser.error("give --arm NAME and/or --table")
+
+
+if __name__ == "__main__":
+    main()
