@@ -333,6 +333,11 @@ class ForeignExecutor:
         if shared is not None and language.shared_cache_env:
             env[language.shared_cache_env] = str(shared)
             binds.append(shared)
+        # Compilers' scratch files go to disk, not the sandbox's small /tmp tmpfs (sized for
+        # programs): Go building the standard library into a cold cache writes more than it.
+        scratch = path / ".compile-tmp"
+        scratch.mkdir(exist_ok=True)
+        env["TMPDIR"] = str(scratch)
         rlimits = {
             "cpu": math.ceil(cpu_limit) + 1,
             "fsize": limits.compile_output_bytes,
@@ -346,6 +351,7 @@ class ForeignExecutor:
         watch = Watch(limits.compile_memory_mb, limits.max_wall_factor)
         end = supervise(command, env, path, None, watch, [cpu_limit], cpu_limit)
         seconds = time.monotonic() - started
+        shutil.rmtree(scratch, ignore_errors=True)
         self.compiles += 1
         self.compile_seconds += seconds
         log = end.stderr + end.stdout
