@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +137,32 @@ def prompt_text(problem: Problem, tokenizer: Any, settings: SamplingSettings) ->
         text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         return str(text), True
     return render_instruction(settings.instruction, problem), True
+
+
+def replies_to_candidates(
+    slots: Sequence[tuple[Problem, int, Any]],
+    replies: dict[int, str],
+    failures: Sequence[str],
+    source: str,
+    settings: SamplingSettings,
+    what: str,
+) -> Iterator[Candidate]:
+    """The candidates of the replies that arrived, in slot order, after one warning line for
+    the ``failures`` (left out, not faked: the reply cache lets a rerun ask for them again).
+
+    ``slots[i]`` is ``(problem, sample index, cache key)`` of reply ``i``; ``what`` names the
+    generations in the warning ("local generations", "generation requests").
+    """
+    if failures:
+        print(
+            f"warning: {len(failures)} of {len(slots)} {what} failed ({failures[0]});"
+            " their candidates are left out: rerun the same command to generate them",
+            file=sys.stderr,
+        )
+    for slot, (problem, index, _) in enumerate(slots):
+        if slot in replies:
+            program = to_program(problem, replies[slot], True, settings)
+            yield Candidate(problem.task_id, program, source, "generate", index)
 
 
 def to_program(problem: Problem, text: str, chat: bool, settings: SamplingSettings) -> str:

@@ -38,7 +38,7 @@ from tqdm.auto import tqdm
 
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
-from data_builders.candidates.generate import SamplingSettings, to_program
+from data_builders.candidates.generate import SamplingSettings, replies_to_candidates
 from data_builders.candidates.prompts import chat_messages
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
@@ -239,17 +239,10 @@ def local_candidates(
                 jobs.append((len(slots), messages, params))
             slots.append((problem, index, key))
     failures = _run_jobs(jobs, slots, replies, cache, gguf, engine_settings, engine, progress)
-    if failures:
-        print(
-            f"warning: {len(failures)} of {len(slots)} local generations failed ({failures[0]});"
-            " their candidates are left out: rerun the same command to generate them",
-            file=sys.stderr,
-        )
     source = f"generate:local:{gguf.stem}"
-    for slot, (problem, index, _) in enumerate(slots):
-        if slot in replies:
-            program = to_program(problem, replies[slot], True, settings)
-            yield Candidate(problem.task_id, program, source, "generate", index)
+    yield from replies_to_candidates(
+        slots, replies, failures, source, settings, "local generations"
+    )
 
 
 def _run_jobs(

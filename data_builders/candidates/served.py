@@ -22,7 +22,6 @@ request, which some do not support.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from tqdm.auto import tqdm
 
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
-from data_builders.candidates.generate import SamplingSettings, to_program
+from data_builders.candidates.generate import SamplingSettings, replies_to_candidates
 from data_builders.candidates.prompts import chat_messages
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
@@ -167,14 +166,7 @@ def served_candidates(
         raise UserError(f"--generate {spec!r}: {exc}") from None
     finally:
         bar.close()
-    if failures:
-        print(
-            f"warning: {len(failures)} of {len(slots)} generation requests failed ({failures[0]});"
-            " their candidates are left out: rerun the same command to ask for them again",
-            file=sys.stderr,
-        )
     source = f"generate:openai:{model}"
-    for slot, (problem, index, _) in enumerate(slots):
-        if slot in replies:
-            program = to_program(problem, replies[slot], True, settings)
-            yield Candidate(problem.task_id, program, source, "generate", index)
+    yield from replies_to_candidates(
+        slots, replies, failures, source, settings, "generation requests"
+    )
