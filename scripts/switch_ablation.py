@@ -9,6 +9,7 @@ Every arm trains ``+experiment=zeroshot_cpu`` for the same ``protocol.ablation_s
     python scripts/switch_ablation.py --arm baseline          # one arm (resumable: skipped when done)
     python scripts/switch_ablation.py --arm exact_features
     python scripts/switch_ablation.py --arm combined --switches exact_features,untrained_cosine
+    python scripts/switch_ablation.py --arm exact_prior --switches exact_features  # stage 2
     python scripts/switch_ablation.py --table                 # the table and the rule's verdicts
 """
 
@@ -31,13 +32,21 @@ SWITCH_VALUES = {
     "comparison_only": "true",
     "clean_generated": "true",
     "ranking_pair_weight": "delta",
+    "exact_prior": "rouge_l",
 }
 """The value each switch takes in its arm."""
 OFF_VALUES = {
-    name: "uniform" if name == "ranking_pair_weight" else "false" for name in SWITCH_VALUES
+    **{name: "false" for name in SWITCH_VALUES},
+    "ranking_pair_weight": "uniform",
+    "exact_prior": "null",
 }
 """Every arm pins every switch: off except its own, so an arm stays comparable with the
 baseline after the experiment file adopts a switch."""
+STAGE_TWO = ("exact_prior",)
+"""Switches pre-registered after the first stage's arms ran (before any HE-Eval scoring):
+each trains on top of the configuration stage one adopted (``--switches``: that
+configuration's switches) and is adopted iff it beats that configuration's own arm by more
+than the margin. ``exact_prior`` needs ``exact_features``, so it cannot be a stage-one arm."""
 ARMS = ("baseline", *SWITCH_VALUES, "exact_scores", "combined")
 
 
@@ -105,7 +114,9 @@ def table(out: Path) -> str:
         raise SystemExit("error: the baseline arm has not run; run --arm baseline first")
     base = runs["baseline"][metric]
     singles = {
-        arm: m[metric] - base for arm, m in runs.items() if arm not in ("baseline", "combined")
+        arm: m[metric] - base
+        for arm, m in runs.items()
+        if arm not in ("baseline", "combined", *STAGE_TWO)
     }
     lines = [
         f"| arm | dev {rule['selection_metric']} | Δ vs baseline | dev example_kendall | "
@@ -114,7 +125,11 @@ def table(out: Path) -> str:
     ]
     for arm, m in runs.items():
         delta = m[metric] - base
-        if arm == "baseline":
+        if arm in STAGE_TWO:
+            on_top = _arm_with(runs, [s for s in m.get("switches", []) if s != arm])
+            delta = m[metric] - runs[on_top][metric] if on_top else float("nan")
+            verdict = f"**yes** (vs {on_top})" if delta > margin else f"no (vs {on_top})"
+        elif arm == "baseline":
             verdict = "—"
         elif arm == "combined":
             best_single = max((d for d in singles.values() if d > margin), default=None)
@@ -123,12 +138,25 @@ def table(out: Path) -> str:
         else:
             verdict = "**yes**" if delta > margin else "no"
         name = arm if arm != "combined" else "combined: " + "+".join(m.get("switches", []))
+        if arm in STAGE_TWO:
+            name = "+".join(m.get("switches", []))
         lines.append(
             f"| {name} | {m[metric]:.3f} | {delta:+.3f} | {m['best/example_kendall']:.3f} | "
             f"{m['best/spearman']:.3f} | {m['best/exec_auroc']:.3f} | "
             f"{m.get('train_seconds', float('nan')):.0f} | {verdict} |"
         )
     return "\n".join(lines) + f"\n\nrule: adopt iff Δ > {margin} ({rule['selection_metric']})"
+
+
+def _arm_with(runs: dict[str, dict], switches: list[str]) -> str | None:
+    """The arm that trained exactly ``switches`` (a stage-two arm's reference), if it ran."""
+    for arm, m in runs.items():
+        if arm in STAGE_TWO:
+            continue
+        trained = set(m.get("switches", [] if arm == "baseline" else [arm]))
+        if trained == set(switches):
+            return arm
+    return None
 
 
 def main() -> None:
@@ -150,6 +178,14 @@ def main() -> None:
             unknown = sorted(set(switches) - set(SWITCH_VALUES))
             if len(switches) < 2 or unknown:
                 parser.error(f"--switches needs two or more of {', '.join(SWITCH_VALUES)}")
+        elif args.arm in STAGE_TWO:
+            on_top = [s for s in args.switches.split(",") if s]
+            if "exact_features" not in on_top or set(on_top) - set(SWITCH_VALUES):
+                parser.error(
+                    f"--arm {args.arm} trains on top of stage one's adopted switches; "
+                    "give them with --switches (they must include exact_features)"
+                )
+            switches = [*on_top, args.arm]
         else:
             switches = [] if args.arm == "baseline" else [args.arm]
         metrics = train_arm(args.arm, switches, args.out, steps, args.python)

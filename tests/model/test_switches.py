@@ -88,6 +88,54 @@ def test_the_untrained_score_is_the_untrained_cosine():
     torch.testing.assert_close(torch.sigmoid(logits[:, 0]), expected, atol=1e-5, rtol=1e-4)
 
 
+def test_the_untrained_score_is_the_exact_prior_feature():
+    model = build_tiny_model(seed=2, architecture="estimator", exact_features=True,
+                             exact_prior="rouge_l", exact_scores=True).eval()  # fmt: skip
+    rows = model.score(generated=GENERATED, references=[REFERENCE] * 4, nls=[NL] * 4)
+    for row, generated in zip(rows, GENERATED, strict=True):
+        for fmt, reference in (("ref", REFERENCE), ("ref_nl", REFERENCE)):
+            features = exact_features(generated, reference, NL if fmt == "ref_nl" else None)
+            rouge = features[FEATURE_NAMES.index("rouge_l")]
+            assert row[f"codescore_{fmt}"] == pytest.approx(min(max(rouge, 1e-4), 1 - 1e-4))
+        # no reference, no prior: the head's zeroed PassRatio row gives sigmoid(0)
+        assert row["codescore_nl"] == pytest.approx(0.5)
+    scores = [row["codescore_ref"] for row in rows]
+    assert scores[0] == max(scores)  # the candidate identical to the reference ranks first
+
+
+def test_exact_prior_is_learned_and_saved(tmp_path):
+    model = build_tiny_model(seed=7, architecture="estimator", exact_features=True,
+                             exact_prior="chrf")  # fmt: skip
+    batch = Collator(InputEncoder.from_config(model.tokenizer, model.config), model.config.formats,
+                     "estimator")(_samples())  # fmt: skip
+    loss, _ = batch_loss(model, batch, model.config.loss_weights)
+    loss.backward()
+    assert model.prior_scale.grad is not None and model.prior_scale.grad != 0
+    with torch.no_grad():
+        model.prior_scale.fill_(0.6)
+    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
+    assert loaded.config.exact_prior == "chrf"
+    assert float(loaded.prior_scale) == pytest.approx(0.6)
+    kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
+    assert loaded.score(**kwargs) == model.eval().score(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("switches", "message"),
+    [
+        ({"exact_prior": "rouge_l"}, "needs exact_features=true"),
+        ({"exact_prior": "parses", "exact_features": True}, "exact_prior='parses' is not allowed"),
+        (
+            {"exact_prior": "rouge_l", "exact_features": True, "untrained_cosine": True},
+            "choose one",
+        ),
+    ],
+)
+def test_exact_prior_refuses_what_it_cannot_start_from(switches, message):
+    with pytest.raises(ModelConfigError, match=message):
+        build_tiny_model(architecture="estimator", **switches)
+
+
 def test_scoring_feeds_the_features_training_computed():
     model = build_tiny_model(seed=3, **ALL_ON).eval()
     encoder = InputEncoder.from_config(model.tokenizer, model.config)

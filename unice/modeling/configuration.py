@@ -32,6 +32,8 @@ segment encoded alone and compared in the head (COMET's estimator)."""
 TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
 RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 """How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
+PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
+"""Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -96,6 +98,11 @@ class UniCEConfig(PretrainedConfig):
         exact_features: with ``estimator``, feed the head ``unice.data.features``'s exact
             signals: chrF, token 1/2-gram F1, ROUGE-L and length ratio of g against r, and
             static facts of g (parses, defines the entry point, undefined names, returns).
+        exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
+            the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
+            learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
+            starts at zero, so the untrained score *is* that exact overlap and training learns a
+            correction. Rows without a reference get no prior. ``null``: no prior.
         comparison_only: with ``estimator``, the head sees only comparisons (``g*r``,
             ``|g-r|``, cosines, and the like for n), never g, r or n alone, so it cannot score
             a candidate's style or a problem's difficulty without comparing anything.
@@ -139,6 +146,7 @@ class UniCEConfig(PretrainedConfig):
     token_alignment: bool = False
     untrained_cosine: bool = False
     exact_features: bool = False
+    exact_prior: str | None = None
     comparison_only: bool = False
     clean_generated: bool = False
     ranking_pair_weight: str = "uniform"
@@ -170,6 +178,18 @@ class UniCEConfig(PretrainedConfig):
             if getattr(self, switch) and self.architecture != "estimator":
                 raise ModelConfigError(
                     f"{switch} compares segments encoded alone; it needs architecture=estimator"
+                )
+        if self.exact_prior is not None:
+            _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
+            if not self.exact_features:
+                raise ModelConfigError(
+                    f"exact_prior={self.exact_prior!r} starts the score from an exact feature; "
+                    "it needs exact_features=true"
+                )
+            if self.untrained_cosine:
+                raise ModelConfigError(
+                    "exact_prior and untrained_cosine both set the PassRatio logit's prior; "
+                    "choose one"
                 )
         if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
             raise ModelConfigError(

@@ -11,6 +11,7 @@ from torch import nn
 from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
+from unice.data.features import FEATURE_NAMES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
@@ -169,6 +170,14 @@ def cosine_prior(
     return torch.logit(cosine.clamp(PRIOR_EPS, 1 - PRIOR_EPS))
 
 
+def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
+    """``(rows,)`` ``logit(feature)`` of the exact feature ``name`` (``exact_prior``), zero for
+    rows without a reference (their overlap features are all 0, not a low similarity)."""
+    value = exact_features[:, FEATURE_NAMES.index(name)]
+    has_reference = exact_features[:, FEATURE_NAMES.index("has_reference")]
+    return torch.logit(value.clamp(PRIOR_EPS, 1 - PRIOR_EPS)) * has_reference
+
+
 PRIOR_EPS = 1e-4
 """The cosine prior is clipped to [1e-4, 1 - 1e-4] before its logit (logits within +-9.2)."""
 
@@ -218,14 +227,25 @@ class UniCEModel(UniCEPreTrainedModel):
             # in); never trained, always in eval mode
             self.untrained_encoder = build_encoder(config)
             self.untrained_encoder.requires_grad_(False)
+        if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
         self.post_init()
-        if config.untrained_cosine:  # the untrained PassRatio logit is the cosine prior alone
+        if self._has_prior:  # the untrained PassRatio logit is the prior alone
             last = self.head.net[-1]
             with torch.no_grad():
                 last.weight[0].zero_()
                 last.bias[0].zero_()
+        if config.untrained_cosine:
             self.untrained_encoder.eval()
+
+    @property
+    def _has_prior(self) -> bool:
+        """Whether the PassRatio logit starts from a prior (the untrained cosine or an exact
+        feature) instead of the head alone."""
+        config = self.config
+        return config.architecture == "estimator" and bool(
+            config.untrained_cosine or getattr(config, "exact_prior", None)
+        )
 
     def train(self, mode: bool = True) -> UniCEModel:
         """Like ``nn.Module.train``, but the frozen untrained encoder stays in eval mode."""
@@ -300,8 +320,11 @@ class UniCEModel(UniCEPreTrainedModel):
                 raise ValueError("a cross model takes input_ids and attention_mask")
             features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
-        if self.config.architecture == "estimator" and self.config.untrained_cosine:
-            prior = cosine_prior(untrained, generated_index, reference_index, nl_index)
+        if self._has_prior:
+            if self.config.untrained_cosine:
+                prior = cosine_prior(untrained, generated_index, reference_index, nl_index)
+            else:
+                prior = feature_prior(exact_features, self.config.exact_prior)
             shift = torch.zeros_like(logits)
             shift[:, 0] = self.prior_scale * prior.to(logits.dtype)
             logits = logits + shift
