@@ -33,12 +33,15 @@ SWITCH_VALUES = {
     "clean_generated": "true",
     "ranking_pair_weight": "delta",
     "exact_prior": "rouge_l",
+    "layout": "none",
 }
-"""The value each switch takes in its arm."""
+"""The value each switch takes in its arm. ``layout: none`` redoes a decision HumanEval made
+(layout tokens kept although MBPP dev preferred them off; docs/model.md, the HE-Eval log)."""
 OFF_VALUES = {
     **{name: "false" for name in SWITCH_VALUES},
     "ranking_pair_weight": "uniform",
     "exact_prior": "null",
+    "layout": "auto",
 }
 """Every arm pins every switch: off except its own, so an arm stays comparable with the
 baseline after the experiment file adopts a switch."""
