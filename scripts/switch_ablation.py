@@ -59,8 +59,11 @@ def protocol() -> dict:
     return OmegaConf.to_container(raw.protocol, resolve=False)
 
 
-def train_arm(arm: str, switches: list[str], out: Path, steps: int, python: str) -> dict:
-    """Train one arm with ``train.py`` and return its metrics (``metrics.json``)."""
+def train_arm(
+    arm: str, switches: list[str], out: Path, steps: int, python: str, data_dir: str
+) -> dict:
+    """Train one arm with ``train.py`` on ``data_dir`` and return its metrics
+    (``metrics.json``)."""
     folder = out / arm
     if (folder / "metrics.json").is_file():
         print(f"{arm}: already trained ({folder}/metrics.json)")
@@ -72,7 +75,7 @@ def train_arm(arm: str, switches: list[str], out: Path, steps: int, python: str)
     command = [
         python, "train.py", "+experiment=zeroshot_cpu", f"trainer.max_steps={steps}",
         "trainer.epochs=1", "trainer.save_every_steps=null", "trainer.progress=false",
-        f"output_dir={folder}", *overrides,
+        f"output_dir={folder}", f"data.dir={data_dir}", f"data.dirs=[{data_dir}]", *overrides,
     ]  # fmt: skip
     print("$", " ".join(command), flush=True)
     start = time.perf_counter()
@@ -191,7 +194,7 @@ def main() -> None:
             switches = [*on_top, args.arm]
         else:
             switches = [] if args.arm == "baseline" else [args.arm]
-        metrics = train_arm(args.arm, switches, args.out, steps, args.python)
+        metrics = train_arm(args.arm, switches, args.out, steps, args.python, args.data_dir)
         print(json.dumps(metrics, indent=2))
     if args.table:
         print(table(args.out))
