@@ -125,7 +125,7 @@ def table(out: Path) -> str:
         if arm not in ("baseline", "combined", *STAGE_TWO)
     }
     lines = [
-        f"| arm | dev {rule['selection_metric']} | Δ vs baseline | dev example_kendall | "
+        f"| arm | dev {rule['selection_metric']} | Δ | dev example_kendall | "
         "dev corpus ρ | dev Exec AUROC | train s | adopted? |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -151,7 +151,10 @@ def table(out: Path) -> str:
             f"{m['best/spearman']:.3f} | {m['best/exec_auroc']:.3f} | "
             f"{m.get('train_seconds', float('nan')):.0f} | {verdict} |"
         )
-    return "\n".join(lines) + f"\n\nrule: adopt iff Δ > {margin} ({rule['selection_metric']})"
+    return "\n".join(lines) + (
+        f"\n\nrule: adopt iff Δ > {margin} ({rule['selection_metric']}); Δ is against the "
+        "baseline, for a stage-two arm against the arm it trains on top of"
+    )
 
 
 def _arm_with(runs: dict[str, dict], switches: list[str]) -> str | None:
