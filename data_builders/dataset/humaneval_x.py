@@ -225,33 +225,43 @@ def prepare_tasks(
         _prepare(p, suites.get(number(p.task_id), []), entries.get(number(p.task_id)), language)
         for _, p in problems
     ]
-    # The canonical run is the reference's: no shortened limits after a timeout.
+    for task in prepared:  # the driver must see the task's own cases, then one per assertion
+        combined = with_extended(language, task.original, task.assertions)
+        if task.assertions and _n_cases(language, combined) != task.n_original + len(
+            task.assertions
+        ):
+            task.dropped_all = "not_split"
+    # The canonical run is the reference's: no shortened limits after a timeout; its own
+    # assertions get the usual limit, translated ones extended_reference_limit (slower: dropped).
     reference_limits = dataclasses.replace(foreign, after_timeout=None)
     limits = assertion_policy(policy, foreign)
+
+    def canonical(task: _Prepared, extended: bool) -> ForeignProgram:
+        added = task.assertions if extended and not task.dropped_all else []
+        timeouts = [foreign.timeout] * task.n_original
+        return ForeignProgram(
+            language,
+            task.source,
+            with_extended(language, task.original, added),
+            test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
+        )
+
     with ForeignExecutor(workers=workers, limits=reference_limits) as executor:
-        programs = [
-            ForeignProgram(language, t.source, with_extended(language, t.original, t.assertions))
-            for t in prepared
-        ]
+        programs = [canonical(t, extended=True) for t in prepared]
         results = list(executor.map(programs, "canonical solutions"))
-        # Translated assertions that do not compile (or break the driver) would take the
-        # task's own tests with them: such tasks are rerun on their own tests alone.
+        # Translated assertions that do not compile would take the task's own tests with
+        # them: such tasks are rerun on their own tests alone and keep none.
         redo = [
             i
             for i, r in enumerate(results)
             if prepared[i].assertions
-            and (r.n_tests != prepared[i].n_original + len(prepared[i].assertions)
-                 or r.status_counts.get("compile_error"))
-        ]  # fmt: skip
-        alone = executor.map(
-            [ForeignProgram(language, prepared[i].source, prepared[i].original) for i in redo]
-        )
+            and not prepared[i].dropped_all
+            and r.status_counts.get("compile_error")
+        ]
+        alone = executor.map([canonical(prepared[i], extended=False) for i in redo])
         for i, result in zip(redo, alone, strict=True):
-            together = results[i]
             results[i] = result
-            prepared[i].dropped_all = (
-                "compile_error" if together.status_counts.get("compile_error") else "not_split"
-            )
+            prepared[i].dropped_all = "translation_does_not_compile"
     records = []
     for (index, problem), task, result in zip(problems, prepared, results, strict=True):
         records.append(_task_record(index, problem, task, result, limits, language))

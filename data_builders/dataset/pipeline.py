@@ -9,6 +9,7 @@ mergeable, and a rebuild reuse its extended tests.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -70,7 +71,12 @@ class BuildRequest:
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
-        language = {"language": self.language} if self.language else {}  # Python: no key
+        language = {}  # Python builds: no such keys (their manifests stay as they were)
+        if self.language:
+            from data_builders.execution.foreign import ForeignLimits
+
+            limits = dataclasses.asdict(ForeignLimits.from_yaml())
+            language = {"language": self.language, "language_limits": limits}
         return {
             **language,
             "dataset": self.dataset,
