@@ -362,7 +362,8 @@ def label_chunk(
             ForeignProgram(language, source, record["_test"], test_timeouts=record["_timeouts"])
         )
     for candidate, result in zip(candidates, executor.map(programs, "label"), strict=True):
-        yield make_row(candidate, specs[candidate.task_id], result)
+        # `language` tells evaluation (baselines' tokenizers, ICE-Score's prompt) what code it is
+        yield {"language": language, **make_row(candidate, specs[candidate.task_id], result)}
 
 
 def run_build_x(request: Any) -> dict[str, Any]:

@@ -169,6 +169,7 @@ def test_build_labels_and_drops(tmp_path: Path, language: str) -> None:
     other = rows[f"{second}::samples::0"]
     assert (other["n_tests"], other["pass_ratio"]) == (3, 1.0)  # 1 own + 2 translated
     assert right["generated"] == COMPLETIONS[language][0]  # the prompt is in `nl`
+    assert right["language"] == language
     stats = json.loads((out / "stats.json").read_text())
     info = stats["translation"]
     assert (info["extended_cases"], info["untranslatable"], info["kept"]) == (6, 1, 4)
