@@ -287,3 +287,21 @@ def test_offline_hub_names_problems_file(tmp_path: Path, monkeypatch, capsys) ->
     assert main([*argv, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--problems-file" in err and "humaneval_cpp" in err
+
+
+def test_shards_merge_into_the_whole_build(tmp_path: Path) -> None:
+    need("js")
+    problems, samples = _inputs(tmp_path, "js")
+    whole = tmp_path / "whole"
+    assert main(_argv("js", problems, samples, whole)) == 0
+    shards = [tmp_path / f"shard{i}" for i in range(2)]
+    for i, shard in enumerate(shards):
+        extra = ("--num-shards", "2", "--shard-index", str(i))
+        assert main(_argv("js", problems, samples, shard, *extra)) == 0
+    assert main(["merge", *map(str, shards), "--out", str(tmp_path / "merged")]) == 0
+    merged, straight = _rows(tmp_path / "merged"), _rows(whole)
+    for row in (*merged.values(), *straight.values()):
+        del row["exec_seconds"]
+    assert merged == straight and len(merged) == 4
+    stats = json.loads((tmp_path / "merged" / "stats.json").read_text())
+    assert stats["translation"]["kept"] == 4 and stats["language"] == "js"
