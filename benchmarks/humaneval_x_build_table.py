@@ -19,7 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from data_builders.dataset.humaneval_x import LANGUAGE_NAMES  # noqa: E402
+from data_builders.dataset.humaneval_x import (  # noqa: E402
+    LANGUAGE_NAMES,
+    translation_summary,
+)
 
 
 def _rows(folder: Path) -> list[dict]:
@@ -30,7 +33,26 @@ def _rows(folder: Path) -> list[dict]:
     ]
 
 
+def tests_row(folder: Path) -> str:
+    """An unfinished build (no ``stats.json`` yet): the tests part from its progress store,
+    whose task records are complete once the canonical solutions have run."""
+    tasks = [json.loads(line) for line in (folder / ".progress" / "tasks.jsonl").open()]
+    manifest = json.loads((folder / ".progress" / "manifest.json").read_text())
+    t = translation_summary(tasks)
+    mean = sum(x["n_tests"] for x in tasks) / len(tasks)
+    own = sum(x["n_original"] for x in tasks) / len(tasks)
+    fails = sum(t["canonical_fails"].values())
+    return (
+        f"| {LANGUAGE_NAMES[manifest['language']]} | {len(tasks)} | (labelling unfinished) | "
+        f"{mean:.1f} / {t['median_tests']} ({own:.1f} own) | {t['tasks_with_100_plus']} | "
+        f"{t['untranslatable']:,} / {fails:,} of {t['extended_cases']:,} | "
+        f"{t['canonical_passing_tasks']} / {len(tasks)} | | | |"
+    )
+
+
 def row(folder: Path) -> str:
+    if not (folder / "stats.json").is_file():
+        return tests_row(folder)
     stats = json.loads((folder / "stats.json").read_text())
     info = json.loads((folder / "build_info.json").read_text())
     t, o, ext = stats["translation"], stats["overall"], stats["extension"]
