@@ -353,15 +353,13 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             )
         for spec in specs:
             store.add_task(_task_record(spec, suites[spec.task_id]))
+        by_task = {spec.task_id: spec for spec in specs}
         with open_executor(backend, request.workers, label_limits(cfg.limits)) as executor:
-            label_candidates(
-                request,
-                specs,
-                by_id,
-                store,
-                lambda pending: label(pending, {s.task_id: s for s in specs}, suites, executor,
-                                      cfg.limits),
-            )  # fmt: skip
+
+            def label_chunk(pending: list[Candidate]) -> Iterator[dict[str, Any]]:
+                return label(pending, by_task, suites, executor, cfg.limits)
+
+            label_candidates(request, specs, by_id, store, label_chunk)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     return finish(request, rows, tasks, started)
 
