@@ -25,37 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
 from data_builders.execution.languages import get_language  # noqa: E402
-from data_builders.languages.assertions import PRELUDES  # noqa: E402
 from data_builders.languages.coverage import (  # noqa: E402
     _build_suites,
     load_rows,
     translate_task,
 )
+from data_builders.languages.suites import extended_test  # noqa: E402
 from data_builders.problems.humaneval_x import (  # noqa: E402
     canonical_solution,
     load_humaneval_x_file,
     program_and_test,
 )
-
-
-def extended_test(language: str, assertions: list[str], header: str) -> str:
-    """The translated assertions in the shape of HumanEval-X's own tests."""
-    body = "\n".join(f"    {a}" for a in assertions)
-    if language == "cpp":
-        return f"{PRELUDES['cpp']}int main(){{\n{body}\n}}\n"
-    if language == "java":  # java.util.* is imported by every HumanEval-X prompt
-        return (
-            "public class Main {\n    public static void main(String[] args) {\n"
-            f"        Solution s = new Solution();\n{body}\n    }}\n}}\n"
-        )
-    if language == "js":
-        return f"{PRELUDES['js']}{body}\n"
-    if language == "go":
-        return f"{header}\nfunc TestExtended(t *testing.T) {{\n    assert := assert.New(t)\n{body}\n}}\n"
-    return (
-        f"#[cfg(test)]\nmod tests {{\n    use super::*;\n    {PRELUDES['rust']}"
-        f"    #[test]\n    fn extended() {{\n{body}\n    }}\n}}\n"
-    )
 
 
 def main() -> None:

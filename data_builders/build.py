@@ -3,6 +3,8 @@
 Builds HE-Eval, MBPP-Eval or APPS-Eval: extended tests, candidates (samples file, AST mutants,
 LM generations), execution labels, splits by problem, ``stats.json`` and a dataset card.
 Rerunning the same command after an interruption continues where it stopped.
+``build humaneval-x --language cpp|java|js|go|rust [--problems-file F] --samples S`` builds
+HE-Eval-X, the same dataset in another language (data_builders/dataset/humaneval_x.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("dataset", help=f"one of {', '.join(DATASETS)}")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--source", help="local problem file/folder (MBPP, APPS; HumanEval-shaped)")
+    parser.add_argument(
+        "--language",
+        choices=("cpp", "java", "js", "go", "rust"),
+        help="humaneval-x: the language of HE-Eval-X to build",
+    )
+    parser.add_argument(
+        "--problems-file",
+        help="humaneval-x: a THUDM/humaneval-x file, e.g. humaneval_cpp.jsonl.gz (default: "
+        "the hub; same as --source)",
+    )
     parser.add_argument(
         "--samples", type=Path, help="samples .jsonl[.gz]: task_id + completion|solution"
     )
@@ -103,6 +115,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _validate(args: argparse.Namespace) -> None:
     if args.dataset not in DATASETS:
         raise UserError(f"unknown dataset {args.dataset!r}; choose one of {', '.join(DATASETS)}")
+    if args.dataset == "humaneval-x" and not args.language:
+        raise UserError("build humaneval-x needs --language cpp|java|js|go|rust")
+    if args.dataset != "humaneval-x" and (args.language or args.problems_file):
+        raise UserError(
+            f"--language/--problems-file are for humaneval-x; {args.dataset} takes --source"
+        )
+    if args.problems_file and args.source and args.problems_file != args.source:
+        raise UserError("pass the HumanEval-X file once: --problems-file or --source")
     if not (args.samples or args.mutants or args.generate):
         raise UserError("no candidates: pass --samples FILE, --mutants K and/or --generate MODEL")
     if args.mutants < 0 or (args.n is not None and args.n < 1):
@@ -146,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         dataset=args.dataset,
         out=args.out,
         config=config,
-        source=args.source,
+        source=args.problems_file or args.source,
         samples=args.samples,
         mutants=args.mutants,
         generate=args.generate,
@@ -163,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
         chunk_size=args.chunk_size,
         samples_per_task=args.samples_per_task,
         executor=backend,
+        language=args.language,
     )
     if args.check:
         from data_builders.dataset.pipeline import build_state
@@ -170,7 +191,12 @@ def run(args: argparse.Namespace) -> int:
         state, detail = build_state(request)
         print(f"{args.out}: {detail}")
         return {"complete": 0, "resumable": 1, "absent": 1, "differs": 2}[state]
-    summary = run_build(request)
+    if args.dataset == "humaneval-x":
+        from data_builders.dataset.humaneval_x import run_build_x
+
+        summary = run_build_x(request)
+    else:
+        summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"
     splits = summary.get("splits")
     detail = (

@@ -9,7 +9,12 @@ from typing import Any
 from data_builders.dataset.decontaminate import card_lines
 from data_builders.dataset.splits import SPLITS
 
-_NAMES = {"humaneval": "HE-Eval", "mbpp": "MBPP-Eval", "apps": "APPS-Eval"}
+_NAMES = {
+    "humaneval": "HE-Eval",
+    "mbpp": "MBPP-Eval",
+    "apps": "APPS-Eval",
+    "humaneval-x": "HE-Eval-X",
+}
 
 
 def _fmt(value: float) -> str:
@@ -18,11 +23,17 @@ def _fmt(value: float) -> str:
 
 def render_card(stats: Mapping[str, Any]) -> str:
     """Markdown card: the paper's dataset-table columns, the extension summary, provenance."""
+    from data_builders.dataset import humaneval_x
+
     name = _NAMES.get(stats["dataset"], stats["dataset"])
+    command = stats["dataset"]
+    if stats.get("language"):  # HE-Eval-X
+        name += f" {humaneval_x.LANGUAGE_NAMES.get(stats['language'], stats['language'])}"
+        command += f" --language {stats['language']}"
     splits = stats["splits"]
     ext = stats["extension"]
     lines = [
-        f"# {name} (built by `python -m data_builders build {stats['dataset']}`)",
+        f"# {name} (built by `python -m data_builders build {command}`)",
         "",
         "One JSON line per candidate program: `id`, `task_id`, `nl` (the task as the generator",
         "saw it), `reference` and `generated` (the code without that prompt), `program` (what was",
@@ -56,6 +67,7 @@ def render_card(stats: Mapping[str, Any]) -> str:
         f"{overall['base_passing_exposed']:,} fail an extended test. Per-task counts are in "
         "`stats.json` (`tests_per_task`).",
         "",
+        *humaneval_x.card_lines(stats),
         "## Provenance",
         "",
         f"- candidates: {', '.join(stats['candidate_sources']) or 'none'}",

@@ -29,7 +29,7 @@ from data_builders.execution.calibrate import (
 )
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
-DATASETS = ("humaneval", "mbpp", "apps")
+DATASETS = ("humaneval", "mbpp", "apps", "humaneval-x")
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,10 @@ def finalize(
     stats = dataset_stats(by_split, tasks, split_of, meta)
     settings = (meta.get("config") or {}).get("decontamination")
     stats["decontamination"] = decontaminate.summary(dropped, split_of, settings)
+    if meta.get("dataset") == "humaneval-x":  # where each language's tests came from
+        from data_builders.dataset.humaneval_x import translation_summary
+
+        stats["translation"] = translation_summary(tasks)
     with atomic_writer(out_dir / "stats.json") as handle:
         json.dump(stats, handle, indent=2)
         handle.write("\n")

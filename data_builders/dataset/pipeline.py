@@ -9,11 +9,12 @@ mergeable, and a rebuild reuse its extended tests.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,10 @@ from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
-from data_builders.execution import ExecutionLimits, Executor
+from data_builders.execution import ExecutionLimits
 from data_builders.execution.backend import ExecutorSettings, open_executor
 from data_builders.extension.extend import ExtensionTask, extend_tasks
-from data_builders.extension.suite import ExtendedSuite, SuiteCache
+from data_builders.extension.suite import SuiteCache
 from data_builders.jsonl import atomic_writer
 from data_builders.problems.base import Problem
 
@@ -66,10 +67,18 @@ class BuildRequest:
     samples_per_task: int | None = None  # keep the first N samples of each task
     # where programs run (local pool or Ray); not in the manifest: a build resumes on either
     executor: ExecutorSettings | None = None
+    language: str | None = None  # humaneval-x: cpp, java, js, go or rust
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
+        language = {}  # Python builds: no such keys (their manifests stay as they were)
+        if self.language:
+            from data_builders.execution.foreign import ForeignLimits
+
+            limits = dataclasses.asdict(ForeignLimits.from_yaml())
+            language = {"language": self.language, "language_limits": limits}
         return {
+            **language,
             "dataset": self.dataset,
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
@@ -284,8 +293,10 @@ def build_state(request: BuildRequest) -> tuple[str, str]:
 
 def build_meta(request: BuildRequest) -> dict[str, Any]:
     """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
+    language = {"language": request.language} if request.language else {}
     return {
         "dataset": request.dataset,
+        **language,
         "seed": request.config.seed,
         "split_ratios": list(request.config.split_ratios),
         "config_fingerprint": request.config.fingerprint(),
@@ -342,12 +353,31 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             )
         for spec in specs:
             store.add_task(_task_record(spec, suites[spec.task_id]))
+        by_task = {spec.task_id: spec for spec in specs}
         with open_executor(backend, request.workers, label_limits(cfg.limits)) as executor:
-            _label_all(request, specs, by_id, suites, store, executor)
+
+            def label_chunk(pending: list[Candidate]) -> Iterator[dict[str, Any]]:
+                return label(pending, by_task, suites, executor, cfg.limits)
+
+            label_candidates(request, specs, by_id, store, label_chunk)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
+    return finish(request, rows, tasks, started)
+
+
+def finish(
+    request: BuildRequest,
+    rows: list[dict[str, Any]],
+    tasks: list[dict[str, Any]],
+    started: float,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The end of every build: the published files (whole builds; shards wait for ``merge``)
+    and ``build_info.json``, which marks the folder complete for ``--check``. ``meta``: extra
+    provenance for stats.json (HE-Eval-X: translation and calibration figures)."""
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
+    full_meta = {**build_meta(request), **(meta or {})}
     if request.num_shards == 1:
-        stats = finalize(request.out, rows, tasks, build_meta(request))
+        stats = finalize(request.out, rows, tasks, full_meta)
         summary["splits"] = {k: v["samples"] for k, v in stats["splits"].items()}
         summary["mean_tests"] = stats["extension"]["mean_tests"]
     summary["seconds"] = round(time.monotonic() - started, 1)
@@ -356,7 +386,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             **summary,
             "complete": True,
             "manifest": request.manifest(),
-            "meta": build_meta(request),
+            "meta": full_meta,
         }
         json.dump(info, handle, indent=2)
     return summary
@@ -374,22 +404,21 @@ def _extension_task(spec: TaskSpec) -> ExtensionTask:
     )
 
 
-def _label_all(
+def label_candidates(
     request: BuildRequest,
     specs: Sequence[TaskSpec],
     problems: dict[str, Problem],
-    suites: dict[str, ExtendedSuite],
     store: ProgressStore,
-    executor: Executor,
+    label_chunk: Callable[[list[Candidate]], Iterable[dict[str, Any]]],
 ) -> None:
-    """Label every candidate not yet in the store, ``request.chunk_size`` at a time; each
-    chunk's rows are appended and fsynced before the next chunk starts."""
-    by_id = {spec.task_id: spec for spec in specs}
+    """Label every candidate not yet in the store, ``request.chunk_size`` at a time (rows of
+    a chunk from ``label_chunk``: Python's :func:`label`, or HE-Eval-X's); each chunk's rows
+    are appended and fsynced before the next chunk starts."""
     done = set(store.rows)
     pending: list[Candidate] = []
 
     def flush() -> None:
-        for row in label(pending, by_id, suites, executor, request.config.limits):
+        for row in label_chunk(pending):
             store.add_row(row)
         store.sync()
         pending.clear()

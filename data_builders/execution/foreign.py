@@ -68,6 +68,10 @@ class ForeignLimits:
     compile_output_bytes: int = 256 * 1024 * 1024
     max_wall_factor: float = 5.0
     after_timeout: float | None = None
+    # build humaneval-x: a translated assertion is kept only if the canonical solution passes
+    # it within extended_reference_limit CPU s; no calibrated limit is below calibrated_floor
+    extended_reference_limit: float = 0.5
+    calibrated_floor: float = 0.5
 
     @classmethod
     def from_yaml(cls, path: Path = DEFAULT_CONFIG, **overrides: Any) -> ForeignLimits:
@@ -87,13 +91,16 @@ class ForeignLimits:
 class ForeignProgram:
     """A program in ``language`` and its test code (the language's own test format).
 
-    ``timeout`` overrides the per-assertion CPU limit for this program.
+    ``timeout`` overrides the per-assertion CPU limit for this program; ``test_timeouts``
+    gives each assertion its own (one per case of the driver, e.g. calibrated from a
+    reference solution's time on each, as ``build humaneval-x`` does).
     """
 
     language: str
     source: str
     test: str
     timeout: float | None = None
+    test_timeouts: list[float] | None = None
 
 
 @dataclass
@@ -191,8 +198,13 @@ class ForeignExecutor:
                 ]
                 return ProgramResult(outcomes, self.isolation)
             timeout = program.timeout if program.timeout is not None else self.limits.timeout
+            timeouts = program.test_timeouts or [timeout] * driver.n_cases
+            if len(timeouts) != driver.n_cases:
+                raise ValueError(
+                    f"{len(timeouts)} test_timeouts for a test of {driver.n_cases} assertions"
+                )
             return ProgramResult(
-                self._run_cases(language, build.path, driver.n_cases, timeout, mode=driver.mode),
+                self._run_cases(language, build.path, timeouts, mode=driver.mode),
                 self.isolation,
             )
         finally:
@@ -367,16 +379,17 @@ class ForeignExecutor:
         self,
         language: Language,
         build: Path,
-        n: int,
-        timeout: float,
+        timeouts: list[float],
         start: int = 0,
         mode: str = "",
     ) -> list[TestOutcome]:
-        """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``)."""
+        """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``), case *k*
+        under ``timeouts[k]`` CPU seconds."""
         limits = self.limits
         spec = language.run_spec(limits.memory_mb, mode)
+        n = len(timeouts)
         outcomes: list[TestOutcome | None] = [None] * n
-        case_limits = [timeout] * n
+        case_limits = list(timeouts)
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)
             self._run_once(language, build, spec, case_limits, start)
         while start < n:

@@ -130,31 +130,16 @@ def load_rows(folder: Path, language: str) -> list[dict]:
 
 
 def _build_suites(max_problems: int | None, workers: int, cache: str | None) -> tuple[dict, dict]:
-    """HE-Eval's extended suites (cached like ``build humaneval``) and entry points."""
-    from data_builders.cache import cache_dir
+    """HE-Eval's extended suites (cached like ``build humaneval``) and entry points of the
+    first ``max_problems`` HumanEval tasks (``build humaneval-x`` makes them the same way)."""
     from data_builders.dataset.config import load_config
-    from data_builders.dataset.pipeline import _extension_task, load_problems
-    from data_builders.dataset.tasks import check_references, make_spec
-    from data_builders.execution import ExecutionLimits, Executor
-    from data_builders.extension.extend import extend_tasks
-    from data_builders.extension.suite import SuiteCache
+    from data_builders.dataset.humaneval_x import python_suites
+    from data_builders.dataset.pipeline import load_problems
 
-    cfg = load_config("humaneval")
-    problems = load_problems("humaneval", None)[:max_problems]
-    specs = [make_spec(i, p, cfg.extension.max_references) for i, p in enumerate(problems)]
-    limits = ExecutionLimits(timeout=cfg.limits.reference_limit)  # as `build` checks them
-    with Executor(workers=workers, limits=limits) as executor:
-        check_references(specs, executor, cfg.limits.reference_limit)
-        suites = extend_tasks(
-            [_extension_task(s) for s in specs],
-            executor,
-            cfg.extension,
-            cfg.seed,
-            SuiteCache(cache or cache_dir("extension")),
-        )
-    cases = {int(tid.split("/")[1]): s.cases for tid, s in suites.items()}
-    entries = {int(p.task_id.split("/")[1]): p.entry_point for p in problems}
-    return cases, entries
+    count = len(load_problems("humaneval", None)) if max_problems is None else max_problems
+    return python_suites(
+        range(count), load_config("humaneval"), workers, Path(cache) if cache else None
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

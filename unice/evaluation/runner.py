@@ -31,6 +31,7 @@ from unice.evaluation.data import EvalData, load_split
 from unice.evaluation.errors import EvaluationError
 from unice.evaluation.external import load_external_scores
 from unice.evaluation.ice import ICE_SCORE_NAMES, ice_score_column
+from unice.evaluation.languages import baseline_settings, split_language
 from unice.evaluation.plots import (
     plot_correlation_bars,
     plot_exec_reliability,
@@ -65,7 +66,8 @@ def collect_columns(
     if compare == "body":
         generated = [textwrap.dedent(code) for code in generated]
         references = [textwrap.dedent(code) for code in references]
-    runs = run_baselines(cfg.get("baselines") or {}, generated, references, progress)
+    specs = baseline_settings(cfg.get("baselines") or {}, split_language(data.rows))
+    runs = run_baselines(specs, generated, references, progress)
     for run in runs:
         if run.skipped:
             skipped.append(SkippedMetric(run.name, run.skipped))

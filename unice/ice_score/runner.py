@@ -128,7 +128,9 @@ def _prompt_input(record: Mapping[str, Any], i: int, config: IceScoreConfig) -> 
             f"{where} has no 'reference' code, which --with-reference needs; drop the flag or "
             "add references"
         )
-    return PromptInput(problem=problem, code=code, reference=reference)
+    language = record.get("language")  # HE-Eval-X rows: the prompt names the language
+    language = language if isinstance(language, str) and language.strip() else None
+    return PromptInput(problem=problem, code=code, reference=reference, language=language)
 
 
 class _Collector:

@@ -92,13 +92,34 @@ BUILTIN_TEMPLATES: dict[str, dict[str, Any]] = {"ice_score": ICE_SCORE_TEMPLATE}
 _REQUIRED_KEYS = tuple(ICE_SCORE_TEMPLATE)
 
 
+# A record's ``language`` field (HE-Eval-X rows carry one) -> the name the prompt uses.
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "cpp": "C++",
+    "java": "Java",
+    "js": "JavaScript",
+    "go": "Go",
+    "rust": "Rust",
+}
+
+
 @dataclass(frozen=True)
 class PromptInput:
-    """What one prompt is about: the task text, the candidate code and the optional reference."""
+    """What one prompt is about: the task text, the candidate code and the optional reference,
+    and the code's language when the record names it (None: not said, as for Python rows)."""
 
     problem: str
     code: str
     reference: str | None = None
+    language: str | None = None
+
+
+def _header(header: str, language: str | None) -> str:
+    """``Code Snippet:`` -> ``Code Snippet (C++):`` when the language is known."""
+    if not language:
+        return header
+    name = LANGUAGE_NAMES.get(language, language)
+    return f"{header.rstrip().rstrip(':')} ({name}):"
 
 
 def load_template(name_or_path: str) -> dict[str, Any]:
@@ -165,8 +186,9 @@ def build_prompt(
         f"{template['problem_header']}\n\n{item.problem}",
     ]
     if with_reference:
-        sections.append(f"{template['reference_header']}\n\n{item.reference or ''}")
-    sections.append(f"{template['code_header']}\n\n{item.code}")
+        reference_header = _header(template["reference_header"], item.language)
+        sections.append(f"{reference_header}\n\n{item.reference or ''}")
+    sections.append(f"{_header(template['code_header'], item.language)}\n\n{item.code}")
     ending = template["cot_form"] if cot else template["answer_form"]
     sections.append(ending.replace("{aspect_name}", name))
     return "\n\n".join(sections) + "\n"

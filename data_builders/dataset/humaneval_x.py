@@ -1,0 +1,491 @@
+"""``build humaneval-x --language L``: HE-Eval-X, HE-Eval's dataset in C++, Java, JavaScript,
+Go or Rust.
+
+The same dataset as ``build humaneval`` (splits by problem, labels, card, resume, shards,
+``--check``; :mod:`data_builders.dataset.pipeline` does all of that), with the tests and the
+executor of another language:
+
+1. **tests**: each HumanEval-X task's own assertions, then HE-Eval's extended inputs (the
+   suites ``build humaneval`` makes, from the same extension cache) written as assertions of
+   language L through the task's declared types (:mod:`data_builders.languages`). Their
+   expected values are the Python reference's, so the task's canonical solution in L is run
+   on all of them once, and only the translated assertions it passes are kept: a C++
+   ``float`` result or a Rust ``u32`` that underflows is the language's answer, not a wrong
+   test. The card says how many were dropped and why (untranslatable, canonical fails).
+2. **limits**: the canonical run gives each kept assertion's CPU time; a candidate gets
+   ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``,
+   the policy of Python's ``build`` and ``label``), with ``floor`` and ``cap`` raised to the
+   ``calibrated_floor`` and ``timeout`` of ``configs/build/languages.yaml`` (see
+   :func:`assertion_policy`).
+3. **labels**: every candidate compiled once and run once on all its assertions in the
+   sandbox (:mod:`data_builders.execution.foreign`), one status per assertion.
+
+Each task's final test and limits are stored with its progress record, so a resumed build
+neither re-extends nor re-runs the canonical solutions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from data_builders.cache import cache_dir
+from data_builders.candidates.base import Candidate
+from data_builders.dataset.convention import code_without_prompt, task_text
+from data_builders.dataset.labels import make_row
+from data_builders.dataset.tasks import TaskSpec
+from data_builders.errors import UserError
+from data_builders.execution.calibrate import LimitPolicy
+from data_builders.execution.types import ProgramResult
+from data_builders.problems.base import Problem
+
+LANGUAGE_NAMES = {"cpp": "C++", "java": "Java", "js": "JavaScript", "go": "Go", "rust": "Rust"}
+Case = tuple[Sequence[Any], Any]
+
+
+# -- problems --------------------------------------------------------------------------------
+def load_problems(language: str, problems_file: str | None) -> list[Problem]:
+    """Language ``language``'s HumanEval-X tasks in task-number order (``--problems-file``,
+    else the hub's ``THUDM/humaneval-x``; offline: one line naming ``--problems-file``)."""
+    from data_builders.problems.humaneval_x import load_humaneval_x_file, load_humaneval_x_hub
+
+    problems = (
+        load_humaneval_x_file(problems_file) if problems_file else load_humaneval_x_hub(language)
+    )
+    mine = [p for p in problems.values() if p.metadata["language"] == language]
+    if not mine:
+        found = sorted({p.metadata["language"] for p in problems.values()})
+        raise UserError(
+            f"{problems_file}: no {LANGUAGE_NAMES[language]} task in the file (it holds "
+            f"{', '.join(found)}); pass humaneval_{language}.jsonl[.gz] or --language "
+            f"{found[0]}"
+        )
+    return sorted(mine, key=lambda p: number(p.task_id))
+
+
+def number(task_id: str) -> int:
+    """``7`` for ``CPP/7``: the HumanEval task it translates."""
+    return int(task_id.split("/", 1)[1])
+
+
+def check_request(request: Any) -> None:
+    """What HE-Eval-X cannot do, each in one line, before anything runs."""
+    from data_builders.execution.languages import get_language
+
+    if request.language not in LANGUAGE_NAMES:
+        raise UserError(
+            f"build humaneval-x needs --language, one of {', '.join(LANGUAGE_NAMES)} "
+            f"(got {request.language!r})"
+        )
+    if request.mutants:
+        raise UserError(
+            "build humaneval-x: --mutants makes Python AST mutants; for "
+            f"{LANGUAGE_NAMES[request.language]} make one-edit mutants with "
+            "benchmarks/make_multilingual_programs.py and pass them as --samples"
+        )
+    if request.generate:
+        raise UserError(
+            "build humaneval-x: --generate is Python-only for now (completions are cut at the "
+            "first line back at column 0, which drops a brace language's closing '}', and chat "
+            "replies are searched for Python code); generate elsewhere and pass --samples"
+        )
+    if request.executor is not None and request.executor.executor != "local":
+        raise UserError(
+            f"build humaneval-x runs {LANGUAGE_NAMES[request.language]} programs on this "
+            "machine only; drop --executor ray"
+        )
+    missing = get_language(request.language).missing_toolchain()
+    if missing:
+        raise UserError(f"cannot build humaneval-x: {missing}")
+
+
+# -- HE-Eval's extended suites ---------------------------------------------------------------
+def python_suites(
+    numbers: Sequence[int],
+    config: Any,
+    workers: int | None,
+    cache: Path | None = None,
+    backend: Any = None,
+) -> tuple[dict[int, list[Case]], dict[int, str]]:
+    """HE-Eval's extended cases and entry points of HumanEval tasks ``numbers``.
+
+    The same steps as ``build humaneval`` (references checked, tests extended) with the same
+    seed and extension settings, so a warm extension cache makes this a few seconds.
+    """
+    from data_builders.dataset.pipeline import _extension_task
+    from data_builders.dataset.pipeline import load_problems as load_python
+    from data_builders.dataset.tasks import check_references, make_spec
+    from data_builders.execution import ExecutionLimits
+    from data_builders.execution.backend import ExecutorSettings, open_executor
+    from data_builders.extension.extend import extend_tasks
+    from data_builders.extension.suite import SuiteCache
+
+    wanted = set(numbers)
+    python = load_python("humaneval", None)
+    specs = [
+        make_spec(i, p, config.extension.max_references)
+        for i, p in enumerate(python)
+        if number(p.task_id) in wanted
+    ]
+    if not specs:
+        return {}, {}
+    limits = ExecutionLimits(timeout=config.limits.reference_limit)  # as `build` checks them
+    with open_executor(backend or ExecutorSettings(), workers, limits) as executor:
+        check_references(specs, executor, config.limits.reference_limit)
+        suites = extend_tasks(
+            [_extension_task(s) for s in specs],
+            executor,
+            config.extension,
+            config.seed,
+            SuiteCache(cache or cache_dir("extension")),
+        )
+    cases = {number(tid): list(s.cases) for tid, s in suites.items()}
+    entries = {number(s.task_id): s.problem.entry_point or "" for s in specs}
+    return cases, entries
+
+
+# -- per-task tests --------------------------------------------------------------------------
+def _row(problem: Problem) -> dict[str, Any]:
+    """The HumanEval-X record the type reader wants (declaration, canonical solution, test)."""
+    from data_builders.problems.humaneval_x import canonical_solution
+
+    return {
+        "task_id": problem.task_id,
+        "prompt": problem.prompt,
+        "declaration": problem.metadata.get("declaration", ""),
+        "canonical_solution": canonical_solution(problem),
+        "test": problem.test or "",
+    }
+
+
+def _n_cases(language: str, test: str) -> int:
+    from data_builders.execution.languages import SplitError, get_language
+
+    try:
+        return len(get_language(language).split(test))
+    except (SplitError, ValueError):
+        return 0
+
+
+def assertion_policy(policy: LimitPolicy, foreign: Any) -> LimitPolicy:
+    """The per-assertion limit policy: ``limits.yaml``'s factor, with its floor raised to
+    ``languages.yaml``'s ``calibrated_floor`` and its cap set to ``languages.yaml``'s
+    ``timeout`` (the limit every assertion gets under ``label``)."""
+    return dataclasses.replace(
+        policy, floor=max(policy.floor, foreign.calibrated_floor), cap=foreign.timeout
+    )
+
+
+@dataclasses.dataclass
+class _Prepared:
+    problem: Problem
+    source: str  # the canonical program
+    original: str  # the task's own test
+    n_original: int
+    assertions: list[str]
+    cases: int  # HE-Eval's extended cases for this task
+    untranslatable: Counter[str]
+    dropped_all: str = ""  # why every translated assertion was dropped unrun, if they were
+
+
+def _prepare(
+    problem: Problem, cases: Sequence[Case], entry: str | None, language: str
+) -> _Prepared:
+    from data_builders.languages.coverage import translate_task
+    from data_builders.problems.humaneval_x import canonical_solution, program_and_test
+
+    source, original = program_and_test(problem, canonical_solution(problem))
+    assertions, reasons = translate_task(_row(problem), cases, entry) if cases else ([], Counter())
+    return _Prepared(
+        problem, source, original, _n_cases(language, original), assertions, len(cases), reasons
+    )
+
+
+def prepare_tasks(
+    problems: Sequence[tuple[int, Problem]],
+    language: str,
+    suites: Mapping[int, Sequence[Case]],
+    entries: Mapping[int, str],
+    policy: LimitPolicy,
+    workers: int | None,
+) -> list[dict[str, Any]]:
+    """Task records (``(index, problem)`` pairs in dataset order): the final test, per-assertion
+    limits and the translation figures, from one canonical run of each task on its own plus
+    all translated assertions."""
+    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits, ForeignProgram
+    from data_builders.languages.suites import with_extended
+
+    foreign = ForeignLimits.from_yaml()
+    prepared = [
+        _prepare(p, suites.get(number(p.task_id), []), entries.get(number(p.task_id)), language)
+        for _, p in problems
+    ]
+    for task in prepared:  # the driver must see the task's own cases, then one per assertion
+        combined = with_extended(language, task.original, task.assertions)
+        if task.assertions and _n_cases(language, combined) != task.n_original + len(
+            task.assertions
+        ):
+            task.dropped_all = "not_split"
+    # The canonical run is the reference's: no shortened limits after a timeout; its own
+    # assertions get the usual limit, translated ones extended_reference_limit (slower: dropped).
+    reference_limits = dataclasses.replace(foreign, after_timeout=None)
+    limits = assertion_policy(policy, foreign)
+
+    def canonical(task: _Prepared, extended: bool) -> ForeignProgram:
+        added = task.assertions if extended and not task.dropped_all else []
+        timeouts = [foreign.timeout] * task.n_original
+        return ForeignProgram(
+            language,
+            task.source,
+            with_extended(language, task.original, added),
+            test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
+        )
+
+    with ForeignExecutor(workers=workers, limits=reference_limits) as executor:
+        programs = [canonical(t, extended=True) for t in prepared]
+        results = list(executor.map(programs, "canonical solutions"))
+        # Translated assertions that do not compile would take the task's own tests with
+        # them: such tasks are rerun on their own tests alone and keep none.
+        redo = [
+            i
+            for i, r in enumerate(results)
+            if prepared[i].assertions
+            and not prepared[i].dropped_all
+            and r.status_counts.get("compile_error")
+        ]
+        alone = executor.map([canonical(prepared[i], extended=False) for i in redo])
+        for i, result in zip(redo, alone, strict=True):
+            results[i] = result
+            prepared[i].dropped_all = "translation_does_not_compile"
+    records = []
+    for (index, problem), task, result in zip(problems, prepared, results, strict=True):
+        records.append(_task_record(index, problem, task, result, limits, language))
+    return records
+
+
+def _task_record(
+    index: int,
+    problem: Problem,
+    task: _Prepared,
+    result: ProgramResult,
+    policy: LimitPolicy,
+    language: str,
+) -> dict[str, Any]:
+    """One task's progress record: what ``stats.json`` counts, plus the final test and limits
+    (private fields, ``_``-prefixed) that labelling uses."""
+    from data_builders.languages.suites import with_extended
+
+    outcomes = result.outcomes
+    n_original = min(task.n_original, len(outcomes))
+    originals = outcomes[:n_original]
+    extended = outcomes[n_original:] if len(outcomes) > n_original else []
+    failed: Counter[str] = Counter()
+    kept, kept_times = [], []
+    if task.dropped_all:  # run on its own tests alone: no translated assertion kept
+        failed[task.dropped_all] = len(task.assertions)
+    else:
+        for assertion, outcome in zip(task.assertions, extended, strict=True):
+            if outcome.status == "pass":
+                kept.append(assertion)
+                kept_times.append(outcome.time)
+            else:
+                failed[outcome.status] += 1
+    test = with_extended(language, task.original, kept)
+    times = [o.time if o.status == "pass" else None for o in originals] + kept_times
+    return {
+        "task_id": problem.task_id,
+        "_index": index,
+        "nl": task_text(problem),
+        "reference": code_without_prompt(problem.reference, problem),
+        "n_original": n_original,
+        "n_tests": n_original + len(kept),
+        "n_generated": task.cases,  # HE-Eval's extended cases offered to this task
+        "reference_passes": bool(originals) and all(o.status == "pass" for o in originals),
+        "translation": {
+            "cases": task.cases,
+            "untranslatable": sum(task.untranslatable.values()),
+            "untranslatable_reasons": dict(task.untranslatable),
+            "canonical_fails": dict(failed),
+            "kept": len(kept),
+            "canonical_original_passed": sum(o.status == "pass" for o in originals),
+        },
+        "_test": test,
+        "_timeouts": [policy.limit(t) for t in times],
+    }
+
+
+# -- the build -------------------------------------------------------------------------------
+def _spec(record: Mapping[str, Any], problem: Problem) -> TaskSpec:
+    """The :class:`TaskSpec` :func:`~data_builders.dataset.labels.make_row` reads: original
+    tests are the task's own assertions (by number), the reference its canonical program."""
+    return TaskSpec(
+        record["_index"],
+        problem,
+        "assertions",
+        list(range(record["n_original"])),
+        [],
+        references=[problem.reference],
+        reference_passes=record["reference_passes"],
+    )
+
+
+def _completion(candidate: Candidate, problem: Problem) -> tuple[Problem, str]:
+    """The problem and completion a candidate program continues: ``prompt + completion``
+    samples as written; a whole-program (``solution``) sample with an empty prompt."""
+    if candidate.program.startswith(problem.prompt):
+        return problem, candidate.program[len(problem.prompt) :]
+    return dataclasses.replace(problem, prompt=""), candidate.program
+
+
+def label_chunk(
+    candidates: Sequence[Candidate],
+    records: Mapping[str, Mapping[str, Any]],
+    specs: Mapping[str, TaskSpec],
+    executor: Any,
+    language: str,
+) -> Iterator[dict[str, Any]]:
+    """Rows for ``candidates``, in order: each compiled once and run on its task's test, each
+    assertion under its own calibrated limit."""
+    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.problems.humaneval_x import program_and_test
+
+    programs = []
+    for candidate in candidates:
+        record = records[candidate.task_id]
+        source, _ = program_and_test(*_completion(candidate, specs[candidate.task_id].problem))
+        programs.append(
+            ForeignProgram(language, source, record["_test"], test_timeouts=record["_timeouts"])
+        )
+    for candidate, result in zip(candidates, executor.map(programs, "label"), strict=True):
+        # `language` tells evaluation (baselines' tokenizers, ICE-Score's prompt) what code it is
+        yield {"language": language, **make_row(candidate, specs[candidate.task_id], result)}
+
+
+def run_build_x(request: Any) -> dict[str, Any]:
+    """Build (or resume) HE-Eval-X for ``request.language``; the summary ``run_build`` gives."""
+    from data_builders.dataset.pipeline import finish, label_candidates
+    from data_builders.dataset.store import ProgressStore
+    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
+
+    started = time.monotonic()
+    check_request(request)
+    language, cfg = request.language, request.config
+    problems = load_problems(language, request.source)
+    by_id = {p.task_id: p for p in problems}
+    if request.max_problems is not None:
+        problems = problems[: request.max_problems]
+    mine = [(i, p) for i, p in enumerate(problems) if i % request.num_shards == request.shard_index]
+    foreign = ForeignLimits.from_yaml()
+    with ProgressStore(request.out, request.manifest()) as store:
+        todo = [(i, p) for i, p in mine if p.task_id not in store.tasks]
+        if todo:
+            suites, entries = python_suites(
+                [number(p.task_id) for _, p in todo],
+                cfg,
+                request.workers,
+                request.cache_dir,
+                request.executor,
+            )
+            for record in prepare_tasks(
+                todo, language, suites, entries, cfg.limits, request.workers
+            ):
+                store.add_task(record)
+            store.sync()
+            _report_references([store.tasks[p.task_id] for _, p in mine])
+        records = {p.task_id: store.tasks[p.task_id] for _, p in mine}
+        specs = {tid: _spec(r, by_id[tid]) for tid, r in records.items()}
+        with ForeignExecutor(workers=request.workers, limits=foreign) as executor:
+            label_candidates(
+                request,
+                [specs[p.task_id] for _, p in mine],
+                by_id,
+                store,
+                lambda pending: label_chunk(pending, records, specs, executor, language),
+            )
+        rows, tasks = list(store.rows.values()), list(store.tasks.values())
+    meta = {
+        "language_limits": dataclasses.asdict(foreign),
+        "assertion_limits": dataclasses.asdict(assertion_policy(cfg.limits, foreign)),
+    }
+    return finish(request, rows, tasks, started, meta)
+
+
+def _report_references(records: Sequence[Mapping[str, Any]]) -> None:
+    failing = [r["task_id"] for r in records if not r["reference_passes"]]
+    if failing:
+        shown = ", ".join(failing[:8]) + (" ..." if len(failing) > 8 else "")
+        print(
+            f"warning: {len(failing)} canonical solution(s) fail their own tests ({shown}); "
+            "their tasks are kept, flagged in stats.json",
+            file=sys.stderr,
+        )
+
+
+# -- statistics and card ---------------------------------------------------------------------
+def translation_summary(tasks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``stats.json``'s ``translation``: where each task's tests came from, summed."""
+    reasons: Counter[str] = Counter()
+    fails: Counter[str] = Counter()
+    total = Counter()
+    tests = sorted(t["n_tests"] for t in tasks)
+    for task in tasks:
+        info = task.get("translation") or {}
+        reasons.update(info.get("untranslatable_reasons", {}))
+        fails.update(info.get("canonical_fails", {}))
+        for key in ("cases", "untranslatable", "kept"):
+            total[key] += info.get(key, 0)
+    return {
+        "extended_cases": total["cases"],
+        "untranslatable": total["untranslatable"],
+        "untranslatable_reasons": dict(reasons.most_common()),
+        "canonical_fails": dict(fails),
+        "kept": total["kept"],
+        "median_tests": tests[len(tests) // 2] if tests else 0,
+        "tasks_with_100_plus": sum(n >= 100 for n in tests),
+        "canonical_passing_tasks": sum(bool(t.get("reference_passes")) for t in tasks),
+        "canonical_failing": [t["task_id"] for t in tasks if not t.get("reference_passes")],
+    }
+
+
+def card_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The card's section on how the tests of this language were made."""
+    info = stats.get("translation")
+    if not info:
+        return []
+    name = LANGUAGE_NAMES.get(stats.get("language", ""), stats.get("language", ""))
+    tasks = stats["overall"]["tasks"]
+    fails = sum(info["canonical_fails"].values())
+    by_status = ", ".join(f"{n} {s}" for s, n in sorted(info["canonical_fails"].items()))
+    reasons = "; ".join(f"{r} ({n})" for r, n in list(info["untranslatable_reasons"].items())[:5])
+    failing = ", ".join(info["canonical_failing"][:10]) or "none"
+    limits = stats.get("assertion_limits") or {}
+    return [
+        f"## Tests in {name}",
+        "",
+        f"Each task's tests are HumanEval-X's own assertions, then HE-Eval's extended inputs "
+        f"written as {name} assertions through the task's declared types "
+        "(`data_builders/languages/`). The expected values are the Python reference's, so "
+        f"only the translated assertions {name}'s canonical solution passes are kept.",
+        "",
+        f"- HE-Eval's extended cases: {info['extended_cases']:,}; untranslatable "
+        f"{info['untranslatable']:,}; the canonical solution fails {fails:,}"
+        + (f" ({by_status})" if by_status else "")
+        + f"; kept {info['kept']:,}.",
+        f"- tests per task: mean {stats['extension']['mean_tests']:.1f}, median "
+        f"{info['median_tests']}; {info['tasks_with_100_plus']} of {tasks} tasks have 100 or "
+        "more.",
+        f"- commonest reasons a case does not translate: {reasons or 'none'}.",
+        f"- the canonical solution passes its own tests on {info['canonical_passing_tasks']} of "
+        f"{tasks} tasks (failing: {failing}).",
+        f"- per-assertion CPU limit: clamp({limits.get('factor')} x the canonical solution's "
+        f"time on it, {limits.get('floor')} s, {limits.get('cap')} s); loading "
+        f"{(stats.get('language_limits') or {}).get('load')} s.",
+        "- decontamination is off: HE-Eval-X's tasks *are* HumanEval's. Do not train on it and "
+        "evaluate on HumanEval in any language.",
+        "",
+    ]

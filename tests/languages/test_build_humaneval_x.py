@@ -1,0 +1,307 @@
+"""``build humaneval-x --language L`` on small HumanEval-X-shaped tasks written here.
+
+HE-Eval's extended suites are replaced by a few hand-written cases (``python_suites`` is
+monkeypatched), so each build compiles a handful of programs: one case the canonical solution
+fails (dropped), one that does not translate (an int beyond 32 bits, or 2**53 in JavaScript),
+the rest kept. Each language's tests skip, with the reason, where its toolchain is missing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from data_builders.__main__ import main
+from data_builders.dataset import humaneval_x
+from data_builders.execution.languages import Language, get_language
+from data_builders.languages.suites import with_extended
+
+from .conftest import need
+
+# HumanEval task 0 is `add`, task 1 `rev`, in the fixtures' own numbering.
+ENTRIES = {0: "add", 1: "rev"}
+CASES = {
+    0: [((1, 2), 3), ((5, 7), 12), ((2, 2), 5), ((2**60, 1), 2**60 + 1)],  # 5: wrong; 2**60: no
+    1: [(("ab",), "ba"), (("",), "")],
+}
+
+TASKS = {
+    "cpp": [
+        {
+            "task_id": "CPP/0",
+            "prompt": "/*\nAdd two numbers.\n*/\n#include<stdio.h>\nusing namespace std;\n"
+            "int add(int x,int y){\n",
+            "declaration": "#include<stdio.h>\nusing namespace std;\nint add(int x,int y){\n",
+            "canonical_solution": "    return x+y;\n}\n",
+            "test": "#undef NDEBUG\n#include<assert.h>\nint main(){\n"
+            "    assert (add(1,1)==2);\n    assert (add(0,5)==5);\n}\n",
+        },
+        {
+            "task_id": "CPP/1",
+            "prompt": "/*\nReverse a string.\n*/\n#include<stdio.h>\n#include<string>\n"
+            "using namespace std;\nstring rev(string s){\n",
+            "declaration": "#include<stdio.h>\n#include<string>\nusing namespace std;\n"
+            "string rev(string s){\n",
+            "canonical_solution": "    return string(s.rbegin(), s.rend());\n}\n",
+            "test": '#undef NDEBUG\n#include<assert.h>\nint main(){\n    assert (rev("abc")=="cba");\n}\n',
+        },
+    ],
+    "js": [
+        {
+            "task_id": "JavaScript/0",
+            "prompt": "/* Add two numbers. */\nconst add = (x, y) => {\n",
+            "declaration": "\nconst add = (x, y) => {\n",
+            "canonical_solution": "  return x + y;\n}\n",
+            "test": "const testAdd = () => {\n  console.assert(add(1, 1) === 2)\n"
+            "  console.assert(add(0, 5) === 5)\n}\n\ntestAdd()\n",
+        },
+        {
+            "task_id": "JavaScript/1",
+            "prompt": "/* Reverse a string. */\nconst rev = (s) => {\n",
+            "declaration": "\nconst rev = (s) => {\n",
+            "canonical_solution": "  return s.split('').reverse().join('');\n}\n",
+            "test": "const testRev = () => {\n  console.assert(rev('abc') === 'cba')\n}\n\ntestRev()\n",
+        },
+    ],
+    "java": [
+        {
+            "task_id": "Java/0",
+            "prompt": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+            "    /** Add two numbers. */\n    public int add(int x, int y) {\n",
+            "declaration": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+            "    public int add(int x, int y) {\n",
+            "canonical_solution": "        return x + y;\n    }\n}",
+            "test": "public class Main {\n    public static void main(String[] args) {\n"
+            "        Solution s = new Solution();\n        List<Boolean> correct = Arrays.asList(\n"
+            "                s.add(1, 1) == 2,\n                s.add(0, 5) == 5\n        );\n"
+            "        if (correct.contains(false)) {\n            throw new AssertionError();\n"
+            "        }\n    }\n}\n",
+        },
+        {
+            "task_id": "Java/1",
+            "prompt": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+            "    /** Reverse a string. */\n    public String rev(String s) {\n",
+            "declaration": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+            "    public String rev(String s) {\n",
+            "canonical_solution": "        return new StringBuilder(s).reverse().toString();\n"
+            "    }\n}",
+            "test": "public class Main {\n    public static void main(String[] args) {\n"
+            "        Solution s = new Solution();\n        List<Boolean> correct = Arrays.asList(\n"
+            '                s.rev("abc").equals("cba")\n        );\n'
+            "        if (correct.contains(false)) {\n            throw new AssertionError();\n"
+            "        }\n    }\n}\n",
+        },
+    ],
+}
+
+# Completions of task 0: correct, wrong on one kept extended case only, not compiling; task 1:
+# correct.
+COMPLETIONS = {
+    "cpp": ["    return x+y;\n}\n", "    return x+y+(x>4?1:0);\n}\n", "    return x+;\n}\n"],
+    "js": ["  return x + y;\n}\n", "  return x + y + (x > 4 ? 1 : 0);\n}\n", "  return x +;\n}\n"],
+    "java": [
+        "        return x + y;\n    }\n}",
+        "        return x + y + (x > 4 ? 1 : 0);\n    }\n}",
+        "        return x +;\n    }\n}",
+    ],
+}
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _fake_suites(numbers: Any, *args: Any, **kwargs: Any) -> tuple[dict, dict]:
+    return {n: CASES[n] for n in numbers}, {n: ENTRIES[n] for n in numbers}
+
+
+@pytest.fixture(autouse=True)
+def small_suites(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(humaneval_x, "python_suites", _fake_suites)
+
+
+def _inputs(tmp_path: Path, language: str) -> tuple[Path, Path]:
+    tasks = TASKS[language]
+    problems = _write(tmp_path / "problems.jsonl", tasks)
+    samples = [{"task_id": tasks[0]["task_id"], "completion": c} for c in COMPLETIONS[language]]
+    samples.append({"task_id": tasks[1]["task_id"], "completion": tasks[1]["canonical_solution"]})
+    return problems, _write(tmp_path / "samples.jsonl", samples)
+
+
+def _argv(language: str, problems: Path, samples: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "build", "humaneval-x", "--language", language, "--problems-file", str(problems),
+        "--samples", str(samples), "--out", str(out), "--workers", "2", *extra,
+    ]  # fmt: skip
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    rows = {}
+    for split in ("train", "dev", "test"):
+        for line in (out / f"{split}.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            rows[row["id"]] = row
+    return rows
+
+
+@pytest.mark.parametrize("language", ["cpp", "js", "java"])
+def test_build_labels_and_drops(tmp_path: Path, language: str) -> None:
+    need(language)
+    problems, samples = _inputs(tmp_path, language)
+    out = tmp_path / "out"
+    assert main(_argv(language, problems, samples, out, "--split-ratios", "0,0,1")) == 0
+    rows = _rows(out)
+    first, second = (t["task_id"] for t in TASKS[language])
+    right, wrong, broken = (rows[f"{first}::samples::{i}"] for i in range(3))
+    # task 0: 2 own assertions + (1,2)->3 and (5,7)->12; (2,2)->5 dropped (canonical fails),
+    # 2**60 dropped (untranslatable)
+    assert right["n_tests"] == 4 and right["n_base_tests"] == 2
+    assert (right["pass_ratio"], right["passed"], right["executable"]) == (1.0, True, True)
+    assert right["status_counts"]["pass"] == 4
+    assert (wrong["pass_ratio"], wrong["passed"], wrong["base_passed"]) == (0.75, False, True)
+    assert wrong["executable"] and wrong["status_counts"]["wrong_answer"] == 1
+    assert (broken["pass_ratio"], broken["executable"], broken["passed"]) == (0.0, False, False)
+    assert broken["status_counts"]["compile_error"] == 4
+    other = rows[f"{second}::samples::0"]
+    assert (other["n_tests"], other["pass_ratio"]) == (3, 1.0)  # 1 own + 2 translated
+    assert right["generated"] == COMPLETIONS[language][0]  # the prompt is in `nl`
+    assert right["language"] == language
+    stats = json.loads((out / "stats.json").read_text())
+    info = stats["translation"]
+    assert (info["extended_cases"], info["untranslatable"], info["kept"]) == (6, 1, 4)
+    assert info["canonical_fails"] == {"wrong_answer": 1}
+    assert stats["tests_per_task"][first] | {"split": "test"} == {
+        "original": 2,
+        "extended": 4,
+        "generated_inputs": 4,
+        "reference_passes_original": True,
+        "split": "test",
+    }
+    card = (out / "README.md").read_text()
+    assert f"build humaneval-x --language {language}" in card
+    assert "untranslatable 1; the canonical solution fails 1 (1 wrong_answer); kept 4" in card
+
+
+def test_resume_after_interruption_and_check(tmp_path: Path, monkeypatch, capsys) -> None:
+    need("js")
+    problems, samples = _inputs(tmp_path, "js")
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    argv = _argv("js", problems, samples, out, "--chunk-size", "1")
+    check = [*argv, "--check"]
+    assert main(check) == 1  # absent
+    real = humaneval_x.label_chunk
+    calls = {"n": 0}
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(humaneval_x, "label_chunk", interrupted)
+    assert main(argv) == 130
+    stored = (out / ".progress" / "rows.jsonl").read_text().splitlines()
+    assert len(stored) == 2 and main(check) == 1  # resumable
+    monkeypatch.setattr(humaneval_x, "label_chunk", real)
+
+    def no_canonical_rerun(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the tasks' tests are in the progress store")
+
+    monkeypatch.setattr(humaneval_x, "prepare_tasks", no_canonical_rerun)
+    assert main(argv) == 0
+    assert main(check) == 0  # complete
+    monkeypatch.undo()
+    monkeypatch.setattr(humaneval_x, "python_suites", _fake_suites)
+    assert main(_argv("js", problems, samples, fresh, "--chunk-size", "1")) == 0
+    resumed, straight = _rows(out), _rows(fresh)  # the same rows but for measured CPU times
+    for row in (*resumed.values(), *straight.values()):
+        del row["exec_seconds"]
+    assert resumed == straight and len(resumed) == 4
+    other = _write(tmp_path / "other.jsonl", [{"task_id": "JavaScript/0", "completion": "}"}])
+    assert main([*_argv("js", problems, other, out), "--check"]) == 2  # other settings
+    assert "differs in: samples" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "js", "go", "rust"])
+def test_extended_assertions_follow_the_own_ones(language: str) -> None:
+    """The driver splits the combined test into the task's own assertions, then the new ones."""
+    own = {
+        "cpp": TASKS["cpp"][0]["test"],
+        "java": TASKS["java"][0]["test"],
+        "js": TASKS["js"][0]["test"],
+        "go": "func TestAdd(t *testing.T) {\n    assert := assert.New(t)\n"
+        "    assert.Equal(2, Add(1, 1))\n}\n",
+        "rust": "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n"
+        "    fn test_add() {\n        assert_eq!(add(1, 1), 2);\n    }\n}\n",
+    }[language]
+    new = {
+        "cpp": ["assert ((add(1, 2) == 3));", "assert ((add(5, 7) == 12));"],
+        "java": [
+            "if (!(Objects.equals(s.add(1, 2), 3))) throw new AssertionError();",
+            "if (!(Objects.equals(s.add(5, 7), 12))) throw new AssertionError();",
+        ],
+        "js": ["assert.deepStrictEqual(add(1, 2), 3);", "assert.deepStrictEqual(add(5, 7), 12);"],
+        "go": ["assert.Equal(3, Add(1, 2))", "assert.Equal(12, Add(5, 7))"],
+        "rust": ["assert_eq!(add(1, 2), 3);", "assert_eq!(add(5, 7), 12);"],
+    }[language]
+    split = get_language(language).split
+    before = split(own)
+    after = split(with_extended(language, own, new))
+    assert after[: len(before)] == before
+    assert len(after) == len(before) + 2 and "5, 7" in after[-1]
+
+
+def test_what_humaneval_x_cannot_do_is_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    problems, samples = _inputs(tmp_path, "js")
+    out = tmp_path / "out"
+    for extra, words in (
+        (["--mutants", "2"], "make_multilingual_programs.py"),
+        (["--generate", "smollm2"], "--generate is Python-only"),
+    ):
+        assert main([*_argv("js", problems, samples, out), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
+    if get_language("cpp").missing_toolchain() is None:
+        assert main(_argv("cpp", problems, samples, out)) == 2  # a JS file for --language cpp
+        assert "no C++ task in the file" in capsys.readouterr().err
+    monkeypatch.setattr(
+        Language,
+        "missing_toolchain",
+        lambda self: f"{self.name}: node not found (apt install nodejs)",
+    )
+    assert main(_argv("js", problems, samples, out)) == 2
+    err = capsys.readouterr().err
+    assert err == "error: cannot build humaneval-x: js: node not found (apt install nodejs)\n"
+    assert not out.exists()
+
+
+def test_offline_hub_names_problems_file(tmp_path: Path, monkeypatch, capsys) -> None:
+    need("cpp")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    samples = _write(tmp_path / "s.jsonl", [{"task_id": "CPP/0", "completion": "}"}])
+    argv = ["build", "humaneval-x", "--language", "cpp", "--samples", str(samples)]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--problems-file" in err and "humaneval_cpp" in err
+
+
+def test_shards_merge_into_the_whole_build(tmp_path: Path) -> None:
+    need("js")
+    problems, samples = _inputs(tmp_path, "js")
+    whole = tmp_path / "whole"
+    assert main(_argv("js", problems, samples, whole)) == 0
+    shards = [tmp_path / f"shard{i}" for i in range(2)]
+    for i, shard in enumerate(shards):
+        extra = ("--num-shards", "2", "--shard-index", str(i))
+        assert main(_argv("js", problems, samples, shard, *extra)) == 0
+    assert main(["merge", *map(str, shards), "--out", str(tmp_path / "merged")]) == 0
+    merged, straight = _rows(tmp_path / "merged"), _rows(whole)
+    for row in (*merged.values(), *straight.values()):
+        del row["exec_seconds"]
+    assert merged == straight and len(merged) == 4
+    stats = json.loads((tmp_path / "merged" / "stats.json").read_text())
+    assert stats["translation"]["kept"] == 4 and stats["language"] == "js"
