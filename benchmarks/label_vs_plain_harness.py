@@ -168,9 +168,8 @@ def build_programs(
 ) -> list[tuple[str, str]]:
     """``(task_id, whole program)`` per sample, as the label path would assemble it."""
     if fmt == "multipl-e":
-        from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
-
         from data_builders.execution.languages import ALIASES
+        from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
 
         problems = [
             p
