@@ -1,10 +1,10 @@
 """Programs/s of ``label`` (per-assertion verdicts, sandboxed) against a plain harness that runs
 each program once as MultiPL-E's evaluator does, on the same programs, 2 workers each.
 
-The plain harness writes the whole program to a scratch folder, compiles it once
-(``g++ -std=c++17``; ``javac`` with javatuples on the class path) and runs it once (the binary;
-``java -ea``; ``node``) under a wall-clock timeout per step; exit code 0 is a pass, one verdict
-per program, no sandbox. For HumanEval-X programs ``console.assert`` is made to throw (in Node it
+The plain harness writes the whole program to a scratch folder, compiles it once and runs it
+once with MultiPL-E's per-language commands, timeouts and pass rules (``run_plain``; C++, Java,
+JavaScript, Go, Rust), one verdict per program, no sandbox. ``benchmarks/multipl_e_agreement.py``
+checks it against MultiPL-E's own evaluation code. For HumanEval-X programs ``console.assert`` is made to throw (in Node it
 only prints, so every JavaScript program would "pass"), so both harnesses judge the same thing.
 
 Problems: ``--problems-format humaneval-x`` (a THUDM/humaneval-x file; the program is what

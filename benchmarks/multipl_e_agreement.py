@@ -17,7 +17,8 @@ on the run's class path too (upstream ``eval_java`` passes it with ``-cp``; the 
 leaves it out, so a program using ``Pair`` at run time would fail there); Go programs are
 written to a ``*_test.go`` file, as upstream's ``containerized_eval`` does for the language
 ``go_test.go`` (the wheel's copy maps ``go`` to a plain ``.go`` file, which ``go test`` finds
-no tests in). With ``--reference plain`` the plain harness of
+no tests in). The reference's ``node`` gets the ``NODE_PATH`` that ``label``'s gives
+(global npm modules such as ``js-md5``; ``--bare-node`` to leave it out). With ``--reference plain`` the plain harness of
 ``benchmarks/label_vs_plain_harness.py`` (the same rules, written here) is the reference.
 
 The program is ``prompt + completion cut at the first stop token + "\\n" + tests`` (MultiPL-E
@@ -166,6 +167,18 @@ def run_label(problems: Path, samples: Path, workers: int) -> tuple[list[dict], 
         return list(read_jsonl(out)), seconds
 
 
+def same_environment() -> None:
+    """Give MultiPL-E's evaluator the global Node modules ``label`` sees (``js.py`` sets
+    ``NODE_PATH``): HumanEval-X's ``stringToMd5`` needs the npm package ``js-md5``, which
+    ``make system-deps`` installs globally, and a bare ``node`` does not look there. This is
+    the machine's set-up, not a rule; ``--bare-node`` leaves it out."""
+    from data_builders.execution.languages.js import JavaScript
+
+    env = JavaScript().run_spec(1024).env or {}
+    if "NODE_PATH" in env:
+        os.environ["NODE_PATH"] = env["NODE_PATH"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", required=True, type=Path, help="MultiPL-E rows (.jsonl)")
@@ -175,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--details", type=Path, help="write one JSON line per program here")
     parser.add_argument("--label-rows", type=Path, help="reuse label's output instead of running")
+    parser.add_argument(
+        "--bare-node", action="store_true", help="no NODE_PATH for the reference's node"
+    )
     args = parser.parse_args(argv)
+    if not args.bare_node:
+        same_environment()
     try:
         from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
 
