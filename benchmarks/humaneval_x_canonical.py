@@ -7,6 +7,7 @@ docs/languages.md and the README come from this script.
 
     python benchmarks/humaneval_x_canonical.py --data ../shared/data/humaneval_x \
         [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N] [--no-compile-servers]
+        [--tasks Go/50,Go/95 --repeat 10]   # a flakiness check: each task N times
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-problems", type=int, default=None)
     parser.add_argument(
+        "--tasks", default=None, help="only these task ids, comma-separated (e.g. Go/50,Go/95)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run each task N times (flakiness checks)"
+    )
+    parser.add_argument(
         "--no-compile-servers",
         action="store_true",
         help="compile every program with the command line (Java: javac per program)",
@@ -49,7 +56,10 @@ def main() -> None:
         problems = list(
             load_humaneval_x_file(args.data / f"humaneval_{language}.jsonl.gz").values()
         )
-        problems = problems[: args.max_problems]
+        if args.tasks:
+            wanted = set(args.tasks.split(","))
+            problems = [p for p in problems if p.task_id in wanted]
+        problems = [p for p in problems[: args.max_problems] for _ in range(args.repeat)]
         programs = []
         for problem in problems:
             source, test = program_and_test(problem, canonical_solution(problem))

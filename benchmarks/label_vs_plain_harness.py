@@ -1,10 +1,10 @@
 """Programs/s of ``label`` (per-assertion verdicts, sandboxed) against a plain harness that runs
 each program once as MultiPL-E's evaluator does, on the same programs, 2 workers each.
 
-The plain harness writes the whole program to a scratch folder, compiles it once
-(``g++ -std=c++17``; ``javac`` with javatuples on the class path) and runs it once (the binary;
-``java -ea``; ``node``) under a wall-clock timeout per step; exit code 0 is a pass, one verdict
-per program, no sandbox. For HumanEval-X programs ``console.assert`` is made to throw (in Node it
+The plain harness writes the whole program to a scratch folder, compiles it once and runs it
+once with MultiPL-E's per-language commands, timeouts and pass rules (``run_plain``; C++, Java,
+JavaScript, Go, Rust), one verdict per program, no sandbox. ``benchmarks/multipl_e_agreement.py``
+checks it against MultiPL-E's own evaluation code. For HumanEval-X programs ``console.assert`` is made to throw (in Node it
 only prints, so every JavaScript program would "pass"), so both harnesses judge the same thing.
 
 Problems: ``--problems-format humaneval-x`` (a THUDM/humaneval-x file; the program is what
@@ -40,7 +40,13 @@ from data_builders.jsonl import iter_jsonl, read_jsonl  # noqa: E402
 
 JAVATUPLES = ("/usr/share/java/javatuples.jar",)
 JS_ASSERT_THROWS = "console.assert = (ok, ...m) => { if (!ok) throw new Error('Assertion failed: ' + m.join(' ')); };\n"
-TOOLS = {"cpp": ("g++",), "java": ("javac", "java"), "js": ("node",)}
+TOOLS = {
+    "cpp": ("g++",),
+    "java": ("javac", "java"),
+    "js": ("node",),
+    "go": ("go",),
+    "rust": ("rustc",),
+}
 
 
 @dataclass
@@ -73,36 +79,87 @@ def _java_main_class(source: str) -> tuple[str, str]:
     return (public.group(1) if public else name), name
 
 
-def run_plain(language: str, program: str, timeout: float) -> Verdict:
-    """Compile once and run once, as MultiPL-E's evaluator does; exit code 0 = pass."""
+# MultiPL-E's evaluator, per language (nuprl/MultiPL-E evaluation/src/eval_*.py and its
+# safe_subprocess, whose default timeout is 15 s): the commands, the timeouts and the pass rule.
+# (compile timeout or None, run timeout); a compile that fails is a "SyntaxError".
+TIMEOUTS = {"cpp": (15, 15), "java": (15, 15), "js": (None, 5), "go": (None, 30), "rust": (15, 5)}
+GOPATH = "/usr/share/gocode"  # Debian's testify, for HumanEval-X's Go tests only
+
+
+def run_plain(language: str, program: str, timeout: float | None = None) -> Verdict:
+    """Compile once and run once, with MultiPL-E's commands, timeouts and pass rule.
+
+    C++ ``g++ F -o B -std=c++17`` then ``B``; Java ``javac -encoding UTF8 -d OUT F`` (javatuples
+    in ``CLASSPATH``) then ``java -ea -cp OUT:javatuples <main class>``; JavaScript ``node F``;
+    Rust ``rustc F -o B`` (rustc's default edition, a debug build) then ``B``: a pass is exit
+    code 0 within the timeout. Go ``go test F_test.go`` (compile, vet and run in one step, 30 s):
+    a pass is a stdout without ``[setup failed]``, ``[build failed]`` or ``FAIL``, whatever the
+    exit code. ``timeout`` (seconds) replaces every step's limit. HumanEval-X programs (not
+    MultiPL-E's shape) need two extras: Rust ``#[cfg(test)]`` tests build with ``--edition 2021
+    --test`` (as Cargo), and Go's testify comes from Debian's GOPATH.
+    """
     started = time.monotonic()
+    compile_limit, run_limit = TIMEOUTS[language]
+    if timeout is not None:
+        compile_limit, run_limit = timeout, timeout
     with tempfile.TemporaryDirectory(prefix="plain-") as folder:
 
-        def step(cmd: list[str], stage: str) -> Verdict | None:
+        def step(
+            cmd: list[str], stage: str, limit: float, env: dict[str, str] | None = None
+        ) -> tuple[Verdict | None, str]:
             try:
-                done = subprocess.run(cmd, cwd=folder, capture_output=True, timeout=timeout)
+                done = subprocess.run(
+                    cmd, cwd=folder, capture_output=True, timeout=limit, stdin=subprocess.DEVNULL,
+                    env={**os.environ, **(env or {})}, start_new_session=True,
+                )  # fmt: skip
             except subprocess.TimeoutExpired:
-                return Verdict(False, "timeout", time.monotonic() - started)
-            if done.returncode != 0:
-                return Verdict(False, stage, time.monotonic() - started)
-            return None
+                return Verdict(False, "timeout", time.monotonic() - started), ""
+            out = done.stdout.decode("utf-8", "ignore")
+            if done.returncode != 0 and language != "go":
+                return Verdict(False, stage, time.monotonic() - started), out
+            return None, out
 
+        failed: Verdict | None = None
         if language == "cpp":
             Path(folder, "main.cpp").write_text(program)
-            failed = step(["g++", "-std=c++17", "-o", "main", "main.cpp"], "compile") or step(
-                ["./main"], "run"
-            )
+            failed = step(
+                ["g++", "main.cpp", "-o", "main", "-std=c++17"], "compile", compile_limit
+            )[0]
+            failed = failed or step(["./main"], "run", run_limit)[0]
         elif language == "java":
             stem, runner = _java_main_class(program)
             Path(folder, f"{stem}.java").write_text(program)
-            jar = javatuples_jar()
-            cp = f".:{jar}" if jar else "."
-            failed = step(["javac", "-cp", cp, f"{stem}.java"], "compile") or step(
-                ["java", "-ea", "-cp", cp, runner], "run"
+            jar = javatuples_jar() or ""
+            env = {"CLASSPATH": jar}
+            failed = step(
+                ["javac", "-encoding", "UTF8", "-d", "out", f"{stem}.java"], "compile",
+                compile_limit, env,
+            )[0]  # fmt: skip
+            failed = (
+                failed
+                or step(
+                    ["java", "-ea", "-cp", f"out:{jar}" if jar else "out", runner],
+                    "run",
+                    run_limit,
+                    env,
+                )[0]
             )
-        else:
+        elif language == "js":
             Path(folder, "main.js").write_text(program)
-            failed = step(["node", "main.js"], "run")
+            failed = step(["node", "main.js"], "run", run_limit)[0]
+        elif language == "go":
+            Path(folder, "main_test.go").write_text(program)
+            env = {"GOPATH": GOPATH, "GO111MODULE": "off"} if "testify" in program else {}
+            failed, out = step(["go", "test", "main_test.go"], "run", run_limit, env)
+            if failed is None and ("[setup failed]" in out or "[build failed]" in out):
+                failed = Verdict(False, "compile", time.monotonic() - started)
+            elif failed is None and "FAIL" in out:
+                failed = Verdict(False, "run", time.monotonic() - started)
+        else:
+            Path(folder, "main.rs").write_text(program)
+            harness = ["--edition", "2021", "--test"] if "#[cfg(test)]" in program else []
+            failed = step(["rustc", *harness, "main.rs", "-o", "main"], "compile", compile_limit)[0]
+            failed = failed or step(["./main"], "run", run_limit)[0]
     return failed or Verdict(True, "ok", time.monotonic() - started)
 
 
@@ -111,9 +168,16 @@ def build_programs(
 ) -> list[tuple[str, str]]:
     """``(task_id, whole program)`` per sample, as the label path would assemble it."""
     if fmt == "multipl-e":
+        from data_builders.execution.languages import ALIASES
         from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
 
-        problems = load_multipl_e_file(problems_file, language)
+        problems = [
+            p
+            for p in load_multipl_e_file(problems_file)
+            if ALIASES.get(p.language, p.language) == language
+        ]
+        if not problems:
+            raise UserError(f"{problems_file}: no MultiPL-E rows in {language}")
         return [(name, program) for name, _, program in match_samples(problems, samples)]
     from data_builders.problems.humaneval_x import load_humaneval_x_file, program_and_test
 
@@ -166,7 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", required=True, type=Path, help="task_id + completion per line")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
-        "--timeout", type=float, default=15.0, help="seconds per compile and per run"
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per compile and per run (default: MultiPL-E's per language)",
     )
     parser.add_argument("--no-label", action="store_true", help="time the plain harness only")
     parser.add_argument("--verdicts", type=Path, help="write per-program verdicts (JSONL) here")

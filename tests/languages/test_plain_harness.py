@@ -69,6 +69,12 @@ def test_java_file_and_main_class_are_found():
     assert harness._java_main_class(multipl_e) == ("Problem", "Problem")
 
 
+GO_TEST = (
+    'package x_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\nvar _ = fmt.Sprint\n\n'
+    "func TestX(t *testing.T) {{\n    {body}\n}}\n"
+)
+
+
 @pytest.mark.parametrize(
     ("language", "program", "stage"),
     [
@@ -79,6 +85,16 @@ def test_java_file_and_main_class_are_found():
         ("cpp", "int main() { return 0; }\n", "ok"),
         ("cpp", "#include <cassert>\nint main() { assert(1 == 2); }\n", "run"),
         ("cpp", "int main() { return x; }\n", "compile"),
+        pytest.param(
+            "go", GO_TEST.format(body='if 1 != 1 { t.Errorf("no") }'), "ok", marks=pytest.mark.slow
+        ),
+        pytest.param(
+            "go", GO_TEST.format(body='if 1 != 2 { t.Errorf("no") }'), "run", marks=pytest.mark.slow
+        ),
+        ("rust", "fn main() { assert_eq!(1 + 1, 2); }\n", "ok"),
+        ("rust", "fn main() { assert_eq!(1 + 1, 3); }\n", "run"),
+        # rustc's default edition (2015), as MultiPL-E runs it: TryFrom is not in the prelude
+        ("rust", "fn main() { assert_eq!(i32::try_from(2i64).unwrap(), 2); }\n", "compile"),
     ],
 )
 def test_plain_verdicts(language, program, stage):
@@ -87,3 +103,52 @@ def test_plain_verdicts(language, program, stage):
         pytest.skip(f"{language} toolchain absent: {', '.join(missing)}")
     verdict = harness.run_plain(language, program, timeout=2.0 if stage == "timeout" else 60.0)
     assert verdict.stage == stage and verdict.passed == (stage == "ok")
+
+
+def _humaneval_x(task_id: str, prompt: str, solution: str, test: str, **extra: str):
+    from data_builders.problems.humaneval_x import problem_from_record
+
+    record = {
+        "task_id": task_id,
+        "prompt": prompt,
+        "declaration": extra.get("declaration", prompt),
+        "canonical_solution": solution,
+        "test": test,
+        "example_test": "",
+        **{k: v for k, v in extra.items() if k != "declaration"},
+    }
+    return problem_from_record(record, "fixture")
+
+
+def test_go_rows_are_multipl_e_tables_and_other_tests_are_skipped():
+    pytest.importorskip("data_builders.problems.humaneval_x")
+    test = (
+        "func TestAdd(t *testing.T) {\n    assert := assert.New(t)\n"
+        "    assert.Equal(3, Add(1, 2))\n    assert.True(Add(0, 0) == 0)\n}\n"
+    )
+    problem = _humaneval_x("Go/53", "func Add(x int, y int) int {\n", "    return x + y\n}\n", test)
+    row = maker.multipl_e_row(problem, "go", "HumanEval_53_go")
+    assert row["language"] == "go_test.go" and row["stop_tokens"] == maker.STOP_TOKENS["go"]
+    assert row["prompt"].startswith('package HumanEval_53_go_test\n\nimport (\n    "testing"')
+    assert "{ actual: Add(1, 2), expected: 3 }" in row["tests"]
+    assert "{ actual: Add(0, 0) == 0, expected: true }" in row["tests"]
+    looped = test.replace("    assert.Equal(3, Add(1, 2))", "    for i := 0; i < 2; i++ {}")
+    problem = _humaneval_x("Go/53", "func Add(x int, y int) int {\n", "", looped)
+    assert maker.multipl_e_row(problem, "go", "HumanEval_53_go") is None
+
+
+def test_java_rows_assert_each_element_of_correct_in_class_problem():
+    pytest.importorskip("data_builders.problems.humaneval_x")
+    prompt = "import java.util.*;\nclass Solution {\n    public int add(int x, int y) {\n"
+    test = (
+        "public class Main {\n    public static void main(String[] args) {\n"
+        "        Solution s = new Solution();\n        List<Boolean> correct = Arrays.asList(\n"
+        "                s.add(1, 2) == 3,\n                s.add(0, 0) == 0\n        );\n"
+        "        if (correct.contains(false)) {\n            throw new AssertionError();\n"
+        "        }\n    }\n}\n"
+    )
+    problem = _humaneval_x("Java/53", prompt, "        return x + y;\n    }\n}\n", test)
+    row = maker.multipl_e_row(problem, "java", "HumanEval_53_java")
+    assert "class Problem {" in row["prompt"] and "class Solution" not in row["prompt"]
+    assert row["tests"].startswith("    }\n    public static void main(String[] args) {\n")
+    assert "        assert(s.add(1, 2) == 3);\n        assert(s.add(0, 0) == 0);\n" in row["tests"]

@@ -76,7 +76,10 @@ class Cpp(Language):
     executables = ("g++",)
     install_hint = "apt install g++"
     compiler_address_space_limit = True
-    flags = ("-std=c++17", "-O1", "-w")
+    # No -O, as MultiPL-E's evaluator compiles (``g++ F -o B -std=c++17``): undefined behaviour
+    # in a candidate then acts as it does there (with -O1 a non-void function that falls off
+    # its end without `return` broke a program that passes unoptimised).
+    flags = ("-std=c++17", "-w")
     libraries = ("-lcrypto",)  # HumanEval-X's string_to_md5 uses OpenSSL's MD5
 
     def _main_body(self, test: str) -> tuple[int, int]:

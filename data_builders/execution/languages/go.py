@@ -42,6 +42,10 @@ import (
 
 var __unice_start, __unice_fd = __unice_args()
 
+// One *os.File for the whole run, held by a global: a File made per report becomes garbage
+// and its finalizer closes the result descriptor in the middle of the run.
+var __unice_out = os.NewFile(uintptr(__unice_fd), "unice")
+
 func __unice_args() (int, int) {
 \tstart, err1 := strconv.Atoi(os.Getenv("UNICE_START"))
 \tfd, err2 := strconv.Atoi(os.Getenv("UNICE_FD"))
@@ -52,7 +56,7 @@ func __unice_args() (int, int) {
 }
 
 func __unice_mark(what string, k int) {
-\tos.NewFile(uintptr(__unice_fd), "unice").WriteString(what + " " + strconv.Itoa(k) + "\\n")
+\t__unice_out.WriteString(what + " " + strconv.Itoa(k) + "\\n")
 }
 
 func __unice_case(k int, f func() bool) bool {
@@ -74,7 +78,7 @@ func __unice_case(k int, f func() bool) bool {
 \t\t}
 \t}()
 \tif code, detail, found := strings.Cut(status, " "); found {
-\t\tos.NewFile(uintptr(__unice_fd), "unice").WriteString(code + " " + strconv.Itoa(k) + " " + detail + "\\n")
+\t\t__unice_out.WriteString(code + " " + strconv.Itoa(k) + " " + detail + "\\n")
 \t} else {
 \t\t__unice_mark(status, k)
 \t}

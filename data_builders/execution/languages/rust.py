@@ -5,7 +5,8 @@ assert_eq!(a, b); ... } }``. Each ``assert!``/``assert_eq!``/``assert_ne!`` beco
 ``__unice_case(k, || { assert_eq!(a, b); true })``: the case's panic is caught, and a panic
 whose message starts with "assertion" is a failed assertion, any other (an index out of
 bounds, an overflow in the candidate) a runtime error. MultiPL-E's Rust tests put the
-assertions in ``fn main`` instead: that driver is built as a plain binary. Start case and
+assertions in ``fn main`` instead: that driver is built as a plain binary with rustc's default
+edition, as MultiPL-E's evaluator builds it (``rustc F -o B``). Start case and
 result descriptor come from the environment (the test binary owns its command line).
 """
 
@@ -117,8 +118,11 @@ class Rust(Language):
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         rustc = _rustc() or "rustc"
-        harness = ["--test"] if mode != "main" else []
-        return [rustc, "--edition", "2021", *harness, "-A", "warnings", "-o", "prog", "main.rs"]
+        # HumanEval-X's #[test] modules build as Cargo's `cargo test` (edition 2021); MultiPL-E's
+        # asserts in `fn main` as MultiPL-E's evaluator builds them, `rustc F -o B`: rustc's
+        # default edition (2015), where e.g. `TryFrom` is not in the prelude.
+        edition = ["--edition", "2021", "--test"] if mode != "main" else []
+        return [rustc, *edition, "-A", "warnings", "-o", "prog", "main.rs"]
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
