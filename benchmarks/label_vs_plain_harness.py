@@ -200,10 +200,10 @@ def label_problem_sets() -> list[str]:
     return list(getattr(label, "PROBLEM_SETS", ()))
 
 
-def run_label(
+def label_rows(
     fmt: str, problems_file: Path, samples: Path, workers: int
-) -> tuple[list[bool], float]:
-    """Time ``python -m data_builders label`` on the samples; its per-sample ``passed``."""
+) -> tuple[list[dict], float]:
+    """Time ``python -m data_builders label --problems FMT`` on the samples: its rows, seconds."""
     with tempfile.TemporaryDirectory(prefix="label-bench-") as folder:
         out = Path(folder) / "labels.jsonl"
         cmd = [
@@ -217,7 +217,15 @@ def run_label(
         seconds = time.monotonic() - started
         if done.returncode != 0:
             raise UserError(f"label failed: {done.stderr.strip().splitlines()[-1:]}")
-        return [bool(row["passed"]) for row in read_jsonl(out)], seconds
+        return list(read_jsonl(out)), seconds
+
+
+def run_label(
+    fmt: str, problems_file: Path, samples: Path, workers: int
+) -> tuple[list[bool], float]:
+    """Time ``python -m data_builders label`` on the samples; its per-sample ``passed``."""
+    rows, seconds = label_rows(fmt, problems_file, samples, workers)
+    return [bool(row["passed"]) for row in rows], seconds
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -147,24 +147,9 @@ PLAIN_NAMES = {"cpp": "cpp", "java": "java", "js": "js", "go_test.go": "go", "rs
 
 def run_label(problems: Path, samples: Path, workers: int) -> tuple[list[dict], float]:
     """``python -m data_builders label --problems multipl-e`` on the samples: its rows, seconds."""
-    import subprocess
+    from label_vs_plain_harness import label_rows
 
-    from data_builders.jsonl import read_jsonl
-
-    with tempfile.TemporaryDirectory(prefix="label-agree-") as folder:
-        out = Path(folder) / "labels.jsonl"
-        cmd = [
-            sys.executable, "-m", "data_builders", "label", "--problems", "multipl-e",
-            "--problems-file", str(problems), "--samples", str(samples),
-            "--out", str(out), "--workers", str(workers),
-        ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-        started = time.monotonic()
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        seconds = time.monotonic() - started
-        if done.returncode != 0:
-            raise UserError(f"label failed: {done.stderr.strip().splitlines()[-1:]}")
-        return list(read_jsonl(out)), seconds
+    return label_rows("multipl-e", problems, samples, workers)
 
 
 def same_environment() -> None:
