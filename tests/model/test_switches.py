@@ -222,6 +222,7 @@ def test_train_with_every_switch_exports_a_checkpoint_that_scores_alike(
     from .conftest import compose, tiny_overrides
 
     switches = {f"model.{key}": value for key, value in ALL_ON.items() if key != "loss_weights"}
+    switches["model.exact_prior"] = "null"  # zeroshot_cpu's prior; untrained_cosine is the one here
     switches.update({"trainer.max_steps": 3, "trainer.epochs": 1, "trainer.group_size": 4})
     cfg = compose(["+experiment=zeroshot_cpu",
                    *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **switches),
@@ -239,3 +240,25 @@ def test_train_with_every_switch_exports_a_checkpoint_that_scores_alike(
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["example_spearman"] == pytest.approx(metrics["best/example_spearman"])
     assert again["mae"] == pytest.approx(metrics["best/mae"])
+
+
+def test_the_adopted_zeroshot_configuration_trains_and_scores_alike(
+    tiny_backbone, fixture_data, tmp_path
+):
+    from unice.data.dataset import read_split
+    from unice.training.evaluation import dev_metrics, predict
+    from unice.training.loop import train
+
+    from .conftest import compose, tiny_overrides
+
+    cfg = compose(["+experiment=zeroshot_cpu",
+                   *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **{
+                       "trainer.max_steps": 2, "trainer.epochs": 1, "trainer.group_size": 4}),
+                   "data.dirs=null"])  # fmt: skip
+    assert cfg.model.exact_prior == "rouge_l" and cfg.model.exact_features
+    metrics = train(cfg)
+    loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
+    assert loaded.config.exact_prior == "rouge_l" and loaded.config.clean_generated
+    dev = read_split(fixture_data, "dev")
+    again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
+    assert again["example_spearman"] == pytest.approx(metrics["best/example_spearman"])
