@@ -115,7 +115,7 @@ def test_exact_prior_is_learned_and_saved(tmp_path):
         model.prior_scale.fill_(0.6)
     loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
     assert loaded.config.exact_prior == "chrf"
-    assert float(loaded.prior_scale) == pytest.approx(0.6)
+    assert loaded.prior_scale.item() == pytest.approx(0.6)
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
     assert loaded.score(**kwargs) == model.eval().score(**kwargs)
 
