@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from data_builders.dataset.decontaminate import DecontaminationConfig
 from data_builders.errors import UserError
 from data_builders.execution.calibrate import (
@@ -27,6 +25,7 @@ from data_builders.execution.calibrate import (
     LimitPolicy,
     load_policy,
 )
+from data_builders.settings_file import check_known, read_mapping
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
 DATASETS = ("humaneval", "mbpp", "apps", "humaneval-x")
@@ -160,21 +159,11 @@ def load_config(
     """Read ``configs/build/<dataset>.yaml`` (or ``path``) into a :class:`BuildConfig`, with
     the time-limit policy of ``limits`` (default ``configs/build/limits.yaml``)."""
     source = Path(path) if path else CONFIG_DIR / f"{dataset}.yaml"
-    if not source.is_file():
-        raise UserError(f"{source}: no such config file")
-    try:
-        raw = yaml.safe_load(source.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise UserError(f"{source}: not valid YAML ({exc})") from None
-    if not isinstance(raw, dict):
-        raise UserError(f"{source}: expected a mapping of builder settings")
+    raw = read_mapping(source, "no such config file", "builder settings")
     for key, why in RETIRED.items():
         if key in raw:
             raise UserError(f"{source}: '{key}' is no longer a build setting: {why}")
-    known = {f.name for f in dataclasses.fields(BuildConfig)} - set(RETIRED)
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    check_known(source, raw, {f.name for f in dataclasses.fields(BuildConfig)} - set(RETIRED))
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key in _SECTIONS:

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from data_builders.errors import UserError
+from data_builders.settings_file import check_known, read_mapping
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "executor.yaml"
 KINDS = ("local", "ray")
@@ -55,18 +54,10 @@ class ExecutorSettings:
 def load_settings(path: Path | None = None, **overrides: Any) -> ExecutorSettings:
     """The settings file (default ``configs/build/executor.yaml``) with non-None overrides."""
     source = path or DEFAULT_CONFIG
-    if not source.is_file():
-        raise UserError(f"{source}: no such executor config (pass an existing --executor-config)")
-    try:
-        raw = yaml.safe_load(source.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise UserError(f"{source}: not valid YAML ({exc})") from None
-    if not isinstance(raw, dict):
-        raise UserError(f"{source}: expected a mapping of executor settings")
-    known = {f.name for f in dataclasses.fields(ExecutorSettings)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    raw = read_mapping(
+        source, "no such executor config (pass an existing --executor-config)", "executor settings"
+    )
+    check_known(source, raw, (f.name for f in dataclasses.fields(ExecutorSettings)))
     raw.update({key: value for key, value in overrides.items() if value is not None})
     return ExecutorSettings(**raw)
 
