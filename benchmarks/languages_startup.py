@@ -74,7 +74,7 @@ def measure(ex: ForeignExecutor, language: str, n: int, repeats: int) -> dict[st
     test = test.replace("{asserts}", asserts)
     lang = get_language(language)
     driver = lang.driver(source, test)
-    build = ex._build(lang, driver.files)
+    build = ex._build(lang, driver.files, driver.mode, driver.prelude)
     assert build.ok, build.log
     wall0, cpu0 = time.monotonic(), children_cpu()
     for _ in range(repeats):

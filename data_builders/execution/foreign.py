@@ -43,7 +43,13 @@ from typing import Any
 from data_builders.execution.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.foreign_process import Command, End, Watch, base_env, supervise
 from data_builders.execution.foreign_sandbox import plan_isolation, run_filter_bpf
-from data_builders.execution.languages import Language, RunSpec, SplitError, get_language
+from data_builders.execution.languages import (
+    Language,
+    Prelude,
+    RunSpec,
+    SplitError,
+    get_language,
+)
 from data_builders.execution.types import ProgramResult, TestOutcome
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "languages.yaml"
@@ -189,7 +195,7 @@ class ForeignExecutor:
             # is commented out): no test, so pass_ratio 0 and not passed, as for a Python
             # program without tests; label says which tasks.
             return ProgramResult([], self.isolation)
-        build = self._build(language, driver.files, driver.mode)
+        build = self._build(language, driver.files, driver.mode, driver.prelude)
         try:
             if not build.ok:
                 detail = build.log[-2000:]
@@ -242,10 +248,16 @@ class ForeignExecutor:
             bar.close()
 
     # -- compile ----------------------------------------------------------------------
-    def _build(self, language: Language, files: dict[str, str], mode: str = "") -> _Build:
+    def _build(
+        self,
+        language: Language,
+        files: dict[str, str],
+        mode: str = "",
+        prelude: Prelude | None = None,
+    ) -> _Build:
         argv = language.compile_argv(Path("."), mode)
         digest = hashlib.sha256(
-            repr((language.name, sorted(files.items()), argv)).encode()
+            repr((language.name, sorted(files.items()), argv, prelude)).encode()
         ).hexdigest()
         with self._locks_lock:
             lock = self._locks.setdefault(digest, threading.Lock())
@@ -262,15 +274,26 @@ class ForeignExecutor:
             elif failed.exists():
                 build = _Build(False, path, failed.read_text(errors="replace"))
             else:
-                build = self._compile(language, files, path, argv)
+                readonly: list[Path] = []
+                if prelude is not None:  # (the shared cache may be under the sandbox's own /tmp)
+                    readonly.append(self._prelude(language, prelude))
+                    argv = language.compile_argv(path, mode, readonly[0])
+                build = self._compile(language, files, path, argv, readonly)
                 (marker if build.ok else failed).write_text(build.log)
             build.digest = digest
             self._builds[digest] = build
             return build
 
     def _compile(
-        self, language: Language, files: dict[str, str], path: Path, argv: list[str] | None
+        self,
+        language: Language,
+        files: dict[str, str],
+        path: Path,
+        argv: list[str] | None,
+        readonly: list[Path] | None = None,
     ) -> _Build:
+        """Write ``files`` into ``path`` and compile them there (``readonly``: folders the
+        compiler reads besides the system's)."""
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
         for name, text in files.items():
@@ -296,7 +319,7 @@ class ForeignExecutor:
                 self.compile_seconds += seconds
                 return _Build(ok, path, log[-4000:], seconds)
         if not language.shared_cache_env:
-            return self._compile_in_sandbox(language, path, argv, None)
+            return self._compile_in_sandbox(language, path, argv, None, readonly=readonly)
         shared = self.shared_cache_dir / language.name
         shared.mkdir(parents=True, exist_ok=True)
         warm = shared / ".unice-warm"
@@ -312,6 +335,40 @@ class ForeignExecutor:
             if cold and build.ok:
                 warm.write_text("")
             return build
+
+    def _prelude(self, language: Language, prelude: Prelude) -> Path:
+        """The shared folder holding ``prelude`` (its text, and its compiled form where
+        precompiling worked), made once per distinct prelude and reused by every later
+        program, executor and process on this machine."""
+        argv = language.prelude_argv(prelude)
+        key = hashlib.sha256(repr((language.name, prelude, argv)).encode()).hexdigest()[:24]
+        folder = self.shared_cache_dir / language.name / "prelude" / key
+        if (folder / ".unice-prelude-done").exists():
+            return folder
+        with self._locks_lock:
+            lock = self._locks.setdefault(f"prelude-{key}", threading.Lock())
+        with lock:
+            if (folder / ".unice-prelude-done").exists():
+                return folder
+            # Made aside and renamed into place, so another process never reads half of it.
+            staging = folder.with_name(f"{key}.tmp-{os.getpid()}-{threading.get_ident()}")
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir(parents=True)
+            (staging / prelude.name).write_text(prelude.text)
+            log = ""
+            if argv is not None:
+                build = self._compile_in_sandbox(language, staging, argv, None)
+                log = build.log
+                if not build.ok:  # the text alone still compiles exactly as before, slower
+                    for item in staging.iterdir():
+                        if item.name != prelude.name:
+                            item.unlink()
+            (staging / ".unice-prelude-done").write_text(log)
+            try:
+                staging.rename(folder)
+            except OSError:  # another process made it first: same content, keep theirs
+                shutil.rmtree(staging, ignore_errors=True)
+            return folder
 
     def _server(self, language: Language) -> CompileServer | None:
         """The language's compile server (started on first use), or None."""
@@ -336,6 +393,7 @@ class ForeignExecutor:
         argv: list[str],
         shared: Path | None,
         limit_factor: float = 1.0,
+        readonly: list[Path] | None = None,
     ) -> _Build:
         limits = self.limits
         cpu_limit = limits.compile_timeout * limit_factor
@@ -358,7 +416,9 @@ class ForeignExecutor:
         }
         if language.compiler_address_space_limit:
             rlimits["as"] = limits.compile_memory_mb * 1024 * 1024
-        command = self._sandboxed(argv, rlimits, writable=binds, cwd=path, seccomp=False)
+        command = self._sandboxed(
+            argv, rlimits, writable=binds, readonly=readonly or [], cwd=path, seccomp=False
+        )
         started = time.monotonic()
         watch = Watch(limits.compile_memory_mb, limits.max_wall_factor)
         end = supervise(command, env, path, None, watch, [cpu_limit], cpu_limit)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 
 _MODULES = {
     "cpp": ("cpp", "Cpp"),
@@ -27,7 +27,16 @@ ALIASES = {
 }
 LANGUAGES: tuple[str, ...] = tuple(_MODULES)
 
-__all__ = ["ALIASES", "LANGUAGES", "Driver", "Language", "RunSpec", "SplitError", "get_language"]
+__all__ = [
+    "ALIASES",
+    "LANGUAGES",
+    "Driver",
+    "Language",
+    "Prelude",
+    "RunSpec",
+    "SplitError",
+    "get_language",
+]
 
 
 def get_language(name: str) -> Language:

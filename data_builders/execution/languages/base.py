@@ -27,6 +27,22 @@ class SplitError(ValueError):
 
 
 @dataclass(frozen=True)
+class Prelude:
+    """System headers a driver includes first, compiled once and shared by every driver that
+    starts with the same ones (C++: a GCC precompiled header).
+
+    The driver includes ``name``; the runner writes ``text`` under that name into a shared
+    folder, precompiles it there (``Language.prelude_argv``) and puts the folder on the
+    include path. The compiler uses the precompiled form only when it is valid for the
+    compile and reads ``text`` otherwise, so a prelude changes how fast a program compiles,
+    never what it compiles to.
+    """
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Driver:
     """The files of one program-plus-test, and how many assertion cases it reports."""
 
@@ -35,6 +51,8 @@ class Driver:
     mode: str = ""
     """A language's own variant of how to build and run this driver (Java: the class that
     holds ``main``; Rust: ``"test"`` for a ``#[test]`` harness, ``"main"`` for ``fn main``)."""
+    prelude: Prelude | None = None
+    """Headers shared with other drivers, compiled once (see :class:`Prelude`)."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +103,16 @@ class Language:
     """A :class:`~data_builders.execution.compile_server.ServerSpec` when one long-lived
     compiler serves every program (Java); the command line is the fallback."""
 
-    def compile_argv(self, build: Path, mode: str = "") -> list[str] | None:
-        """The compile command run in ``build`` (None: nothing to compile)."""
+    def compile_argv(
+        self, build: Path, mode: str = "", prelude_dir: Path | None = None
+    ) -> list[str] | None:
+        """The compile command run in ``build`` (None: nothing to compile); ``prelude_dir``
+        holds the driver's :class:`Prelude` when it has one."""
+        return None
+
+    def prelude_argv(self, prelude: Prelude) -> list[str] | None:
+        """The command, run in the prelude's folder, that precompiles it (None: it is only
+        included)."""
         return None
 
     def compile_env(self, build: Path) -> dict[str, str]:

@@ -9,9 +9,10 @@ MultiPL-E's C++ tests (``int main() { auto candidate = f; assert(...); }``) spli
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 from data_builders.execution.languages.source import (
     code_mask,
     find_calls,
@@ -20,9 +21,8 @@ from data_builders.execution.languages.source import (
     replace_spans,
 )
 
+SUPPORT_HEADERS = ("<new>", "<exception>")
 SUPPORT = r"""
-#include <new>
-#include <exception>
 extern "C" long write(int, const void*, unsigned long);
 static int __unice_start = 0, __unice_fd = 2;
 static void __unice_mark(char c, int k, const char* detail = 0) {
@@ -69,6 +69,28 @@ int main(int argc, char** argv) {
 """
 
 _MAIN = r"\bint\s+main\s*\([^)]*\)\s*\{"
+PRELUDE = "unice_prelude.h"
+# What may precede a program's first token: blank space, comments, ``#include <header>``.
+_SPACE_OR_COMMENT = re.compile(r"\s+|//[^\n]*|/\*.*?\*/", re.S)
+_SYSTEM_INCLUDE = re.compile(r"#[ \t]*include[ \t]*(<[\w./+-]+>)[ \t]*(?=\n|$)")
+
+
+def leading_system_includes(source: str) -> list[str]:
+    """The ``<header>`` includes a program starts with (before any other line but comments):
+    what every program of a problem set shares (HumanEval-X's ``<stdio.h>``, ``<vector>``...,
+    MultiPL-E's ``<bits/stdc++.h>``), so they can be precompiled once."""
+    headers, at = [], 0
+    while at < len(source):
+        skipped = _SPACE_OR_COMMENT.match(source, at)
+        if skipped:
+            at = skipped.end()
+            continue
+        include = _SYSTEM_INCLUDE.match(source, at)
+        if include is None:
+            break
+        headers.append(include.group(1))
+        at = include.end()
+    return headers
 
 
 class Cpp(Language):
@@ -118,11 +140,24 @@ class Cpp(Language):
         # The support code goes first, with no header but <new>, so it neither supplies
         # includes the program forgot nor lands inside a function the test closes
         # (MultiPL-E's tests start with the "}" the completion was cut before).
-        text = f"{SUPPORT}\n{source}\n{rewritten}\n{MAIN}"
-        return Driver({"main.cpp": text}, len(calls))
+        # The support headers and the program's leading ones, in that order (as before the
+        # prelude existed), come from one precompiled header shared by every program that
+        # starts with the same includes; the program's own #include lines then do nothing.
+        headers = [*SUPPORT_HEADERS, *leading_system_includes(source)]
+        prelude = Prelude(PRELUDE, "".join(f"#include {h}\n" for h in headers))
+        text = f'#include "{PRELUDE}"\n{SUPPORT}\n{source}\n{rewritten}\n{MAIN}'
+        return Driver({"main.cpp": text}, len(calls), prelude=prelude)
 
-    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
-        return ["g++", *self.flags, "-o", "prog", "main.cpp", *self.libraries]
+    def compile_argv(
+        self, build: Path, mode: str = "", prelude_dir: Path | None = None
+    ) -> list[str]:
+        include = [f"-I{prelude_dir}"] if prelude_dir is not None else []
+        return ["g++", *self.flags, *include, "-o", "prog", "main.cpp", *self.libraries]
+
+    def prelude_argv(self, prelude: Prelude) -> list[str]:
+        # The same flags as the programs': GCC uses a precompiled header only for a compile
+        # whose options match the ones it was made with.
+        return ["g++", *self.flags, "-x", "c++-header", prelude.name, "-o", f"{prelude.name}.gch"]
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(["{build}/prog", "{start}", "{fd}"])
