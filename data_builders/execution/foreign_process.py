@@ -17,6 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 _POLL = 0.01
 _BAD = {"pass": 0, "wrong_answer": 1, "runtime_error": 2, "memory": 2, "timeout": 2, "signal": 2}
@@ -52,6 +53,100 @@ class End:
     cpu: float = 0.0  # CPU seconds of the process tree (sampled every poll)
 
 
+class CaseWatch:
+    """The reports of one program's run and the limit of the phase it is in (loading, then
+    each case), checked against its process tree's CPU, memory and wall time.
+
+    Shared by a process of its own (:func:`supervise`) and a long-lived runner that runs
+    many programs (``foreign_runner.py``): CPU is counted from ``cpu_origin``, the tree's
+    CPU when this program started.
+    """
+
+    def __init__(
+        self, case_limits: list[float], load_limit: float, watch: Watch, cpu_origin: float = 0.0
+    ) -> None:
+        self.case_limits = case_limits
+        self.watch = watch
+        self.results: dict[int, str] = {}
+        self.details: dict[int, str] = {}
+        self.times: dict[int, float] = {}
+        self.running: int | None = None
+        self.last: int | None = None
+        self.limit = load_limit
+        self.phase_cpu, self.phase_wall = cpu_origin, time.monotonic()
+        self._idle_since: float | None = None
+        self._last_cpu = cpu_origin
+
+    def report(self, line: bytes, tree: Tree) -> None:
+        """Record one report line of the program (other lines are ignored)."""
+        event = parse_report(line, len(self.case_limits))
+        if event is None:
+            return
+        code, k, text = event
+        if code == "S":
+            if k != self.last:
+                cpu = tree.cpu()
+                if self.last is not None:
+                    self.times[self.last] = cpu - self.phase_cpu
+                self.phase_cpu, self.phase_wall, self.last = cpu, time.monotonic(), k
+                self.limit = self.case_limits[k]
+            self.running = k
+        elif k == self.running:
+            status = _CODES[code]
+            old = self.results.get(k)
+            if old is None or _BAD[status] > _BAD[old]:
+                self.results[k] = status
+                if text:
+                    self.details[k] = text
+            self.running = None
+
+    def over_limit(self, tree: Tree) -> str | None:
+        """``"timeout"`` / ``"memory"`` when the current phase passed a limit, else None."""
+        now = time.monotonic()
+        cpu = tree.cpu()
+        if cpu - self.phase_cpu > self.limit:
+            return "timeout"
+        if tree.rss_mb() > self.watch.rss_mb:
+            return "memory"
+        if now - self.phase_wall > self.watch.wall_factor * self.limit + 10:
+            return "timeout"
+        if cpu > self._last_cpu or tree.runnable():
+            self._idle_since, self._last_cpu = None, cpu
+        elif self._idle_since is None:
+            self._idle_since = now
+        elif now - self._idle_since > max(self.limit, 0.5):  # blocked (sleeping, waiting)
+            return "timeout"
+        return None
+
+    def close_phase(self, final_cpu: float) -> None:
+        """The last case's time, when the program ended before another started."""
+        if self.last is not None and self.last not in self.times:
+            self.times[self.last] = final_cpu - self.phase_cpu
+
+    def end(
+        self, returncode: int, killed: str | None, stdout: str, stderr: str, cpu: float
+    ) -> End:
+        return End(
+            self.results, self.times, self.details, self.running, self.last, returncode,
+            killed, stdout, stderr, cpu,
+        )  # fmt: skip
+
+
+def read_lines(read_fd: int, buffer: bytes) -> tuple[list[bytes], bytes, bytes | None]:
+    """Complete lines available on ``read_fd`` (waiting up to one poll), the rest kept for
+    next time, and what was read: None when nothing was ready, ``b""`` when the descriptor
+    was readable but empty (its writers closed it)."""
+    ready, _, _ = select.select([read_fd], [], [], _POLL)
+    if not ready:
+        return [], buffer, None
+    try:
+        chunk = os.read(read_fd, 65536)
+    except BlockingIOError:
+        chunk = b""
+    *lines, rest = (buffer + chunk).split(b"\n")
+    return lines, rest, chunk
+
+
 def supervise(
     command: Command,
     env: dict[str, str],
@@ -65,6 +160,54 @@ def supervise(
 ) -> End:
     """Run ``command``, read its case reports, enforce per-case CPU/memory/wall limits."""
     stdout_path, stderr_path = out_dir / ".unice-stdout", out_dir / ".unice-stderr"
+    killed: str | None = None
+    buffer = b""
+    cases = CaseWatch(case_limits, load_limit, watch)
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        proc = start_sandboxed(command, env, out, err, write_fd, stdin=subprocess.DEVNULL)
+        tree = Tree(proc.pid)
+        exited: float | None = None
+        try:
+            while True:
+                if read_fd is not None:
+                    lines, buffer, chunk = read_lines(read_fd, buffer)
+                    for line in lines:
+                        cases.report(line, tree)
+                    if chunk == b"" and proc.poll() is not None:
+                        break
+                    if chunk is None and proc.poll() is not None:
+                        exited = exited or time.monotonic()
+                        if time.monotonic() - exited > 0.5:  # something still holds the pipe
+                            break
+                else:
+                    time.sleep(_POLL)
+                    if proc.poll() is not None:
+                        break
+                killed = cases.over_limit(tree)
+                if killed:
+                    kill_group(proc)
+                    break
+        finally:
+            kill_group(proc)
+            proc.wait()
+            if read_fd is not None:
+                os.close(read_fd)
+        cases.close_phase(tree.final_cpu)
+    return cases.end(
+        proc.returncode, killed, tail(stdout_path), tail(stderr_path), tree.final_cpu
+    )
+
+
+def start_sandboxed(
+    command: Command,
+    env: dict[str, str],
+    out: IO[bytes],
+    err: IO[bytes],
+    write_fd: int | None,
+    stdin: int | None,
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` in its own session with the seccomp filter's and the result
+    descriptor's fds passed down (and closed here: the child holds them now)."""
     pass_fds: list[int] = []
     seccomp_fd = None
     argv = command.argv
@@ -74,101 +217,16 @@ def supervise(
         argv = [a.replace("{seccomp_fd}", str(seccomp_fd)) for a in argv]
     if write_fd is not None:
         pass_fds.append(write_fd)
-    results: dict[int, str] = {}
-    details: dict[int, str] = {}
-    times: dict[int, float] = {}
-    running: int | None = None
-    last: int | None = None
-    killed: str | None = None
-    buffer = b""
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        try:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=command.cwd, env=env,
-                pass_fds=pass_fds, start_new_session=True,
-            )  # fmt: skip
-        finally:
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
-            if write_fd is not None:
-                os.close(write_fd)
-        tree = Tree(proc.pid)
-        phase_cpu, phase_wall = 0.0, time.monotonic()
-        limit = load_limit
-        idle_since: float | None = None
-        last_cpu = 0.0
-        exited: float | None = None
-        try:
-            while True:
-                if read_fd is not None:
-                    ready, _, _ = select.select([read_fd], [], [], _POLL)
-                    if ready:
-                        try:
-                            chunk = os.read(read_fd, 65536)
-                        except BlockingIOError:
-                            chunk = b""
-                        buffer += chunk
-                        *lines, buffer = buffer.split(b"\n")
-                        for line in lines:
-                            event = parse_report(line, len(case_limits))
-                            if event is None:
-                                continue
-                            code, k, text = event
-                            if code == "S":
-                                if k != last:
-                                    cpu = tree.cpu()
-                                    if last is not None:
-                                        times[last] = cpu - phase_cpu
-                                    phase_cpu, phase_wall, last = cpu, time.monotonic(), k
-                                    limit = case_limits[k]
-                                running = k
-                            elif k == running:
-                                status = _CODES[code]
-                                old = results.get(k)
-                                if old is None or _BAD[status] > _BAD[old]:
-                                    results[k] = status
-                                    if text:
-                                        details[k] = text
-                                running = None
-                        if not chunk and proc.poll() is not None:
-                            break
-                    elif proc.poll() is not None:
-                        exited = exited or time.monotonic()
-                        if time.monotonic() - exited > 0.5:  # something still holds the pipe
-                            break
-                else:
-                    time.sleep(_POLL)
-                if proc.poll() is not None and read_fd is None:
-                    break
-                now = time.monotonic()
-                cpu = tree.cpu()
-                if cpu - phase_cpu > limit:
-                    killed = "timeout"
-                elif tree.rss_mb() > watch.rss_mb:
-                    killed = "memory"
-                elif now - phase_wall > watch.wall_factor * limit + 10:
-                    killed = "timeout"
-                else:
-                    if cpu > last_cpu or tree.runnable():
-                        idle_since, last_cpu = None, cpu
-                    elif idle_since is None:
-                        idle_since = now
-                    elif now - idle_since > max(limit, 0.5):  # blocked (sleeping, waiting)
-                        killed = "timeout"
-                if killed:
-                    kill_group(proc)
-                    break
-        finally:
-            kill_group(proc)
-            proc.wait()
-            if read_fd is not None:
-                os.close(read_fd)
-        if last is not None and last not in times:
-            times[last] = tree.final_cpu - phase_cpu
-    return End(
-        results, times, details, running, last, proc.returncode, killed,
-        tail(stdout_path), tail(stderr_path), tree.final_cpu,
-    )  # fmt: skip
+    try:
+        return subprocess.Popen(
+            argv, stdin=stdin, stdout=out, stderr=err, cwd=command.cwd, env=env,
+            pass_fds=pass_fds, start_new_session=True,
+        )  # fmt: skip
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
+        if write_fd is not None:
+            os.close(write_fd)
 
 
 def parse_report(line: bytes, n: int) -> tuple[str, int, str] | None:
