@@ -42,10 +42,12 @@ from typing import Any
 
 from data_builders.execution.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.foreign_process import Command, End, Watch, base_env, supervise
+from data_builders.execution.foreign_runner import Runner, RunnerDiedError
 from data_builders.execution.foreign_sandbox import plan_isolation, run_filter_bpf
 from data_builders.execution.languages import (
     Language,
     Prelude,
+    RunnerSpec,
     RunSpec,
     SplitError,
     get_language,
@@ -53,6 +55,8 @@ from data_builders.execution.languages import (
 from data_builders.execution.types import ProgramResult, TestOutcome
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "languages.yaml"
+# A runner's CPU rlimit: a backstop only (each program's cases are watched on their own).
+RUNNER_CPU_SECONDS = 24 * 3600
 
 
 class ToolchainMissingError(RuntimeError):
@@ -134,6 +138,9 @@ class ForeignExecutor:
         compile_servers: compile with one long-lived compiler per language where the
             language has one (Java: ``compile_server.py``); False runs the command line
             for every program.
+        runners: run programs in one long-lived runner per worker thread where the
+            language has one (JavaScript: ``foreign_runner.py``); False starts a process
+            per program.
     """
 
     def __init__(
@@ -144,6 +151,7 @@ class ForeignExecutor:
         cache_dir: Path | None = None,
         shared_cache_dir: Path | None = None,
         compile_servers: bool = True,
+        runners: bool = True,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
@@ -162,6 +170,9 @@ class ForeignExecutor:
             self._bpf_path = self.cache_dir / "run-filter.bpf"
             self._bpf_path.write_bytes(run_filter_bpf())
         self.use_compile_servers = compile_servers
+        self.use_runners = runners
+        self._local = threading.local()  # each worker thread's runners, by language
+        self._runners: set[Runner] = set()
         self._servers: dict[str, CompileServer] = {}
         self._server_warnings: set[str] = set()
         self.compile_seconds = 0.0  # wall seconds spent compiling
@@ -178,6 +189,10 @@ class ForeignExecutor:
     def close(self) -> None:
         for server in self._servers.values():
             server.close()
+        with self._locks_lock:
+            runners, self._runners = list(self._runners), set()
+        for runner in runners:
+            runner.close()
         if self._own_cache:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
 
@@ -462,8 +477,12 @@ class ForeignExecutor:
     def _run_once(
         self, language: Language, build: Path, spec: RunSpec, case_limits: list[float], start: int
     ) -> End:
-        """One sandboxed process running the cases from ``start`` on."""
+        """One sandboxed process running the cases from ``start`` on (or one program in the
+        language's runner, where it has one)."""
         limits = self.limits
+        runner_spec = language.runner_spec(limits.memory_mb) if self.use_runners else None
+        if runner_spec is not None:
+            return self._run_in_runner(language, runner_spec, build, case_limits, start)
         read_fd, write_fd = os.pipe()
         os.set_blocking(read_fd, False)
         values = {"build": str(build), "start": str(start), "fd": str(write_fd)}
@@ -500,6 +519,70 @@ class ForeignExecutor:
             self.run_cpu_seconds += end.cpu
             self.processes += 1
         return end
+
+    def _run_in_runner(
+        self,
+        language: Language,
+        spec: RunnerSpec,
+        build: Path,
+        case_limits: list[float],
+        start: int,
+    ) -> End:
+        """The cases from ``start`` on, run by this thread's runner (started when it has
+        none, or when the last one died or is used up)."""
+        limits = self.limits
+        request = language.runner_request(build, start, limits.memory_mb, limits.max_output_bytes)
+        watch = Watch(limits.memory_mb + limits.runtime_overhead_mb, limits.max_wall_factor)
+        for attempt in range(2):
+            runner = self._thread_runner(language, spec)
+            try:
+                end = runner.run(request, case_limits, limits.load, watch)
+                break
+            except RunnerDiedError:  # it ended between programs (it asks to be replaced so)
+                self._drop_runner(runner)
+                if attempt:
+                    raise
+        if not runner.alive:
+            self._drop_runner(runner)
+        with self._locks_lock:
+            self.run_cpu_seconds += end.cpu
+            self.processes += 0 if runner.alive else 1
+        return end
+
+    def _thread_runner(self, language: Language, spec: RunnerSpec) -> Runner:
+        runners = self._local.__dict__.setdefault("runners", {})
+        runner = runners.get(language.name)
+        if runner is not None and (not runner.alive or runner.programs >= spec.max_programs):
+            self._drop_runner(runner)
+            runner = None
+        if runner is None:
+            keep = str(self.cache_dir)
+            argv = [a.replace("{keep}", keep) for a in spec.argv]
+            rlimits = {
+                "cpu": RUNNER_CPU_SECONDS,
+                "fsize": self.limits.max_output_bytes,
+                "core": 0,
+                "nofile": 1024,
+            }
+            command = self._sandboxed(
+                argv, rlimits, readonly=[self.cache_dir], cwd=Path(tempfile.gettempdir())
+            )
+            env = base_env()
+            env.update(spec.env)
+            runner = Runner(command, env)
+            runners[language.name] = runner
+            with self._locks_lock:
+                self._runners.add(runner)
+        return runner
+
+    def _drop_runner(self, runner: Runner) -> None:
+        runner.close()
+        runners = self._local.__dict__.get("runners", {})
+        for name, held in list(runners.items()):
+            if held is runner:
+                del runners[name]
+        with self._locks_lock:
+            self._runners.discard(runner)
 
     def _settle(
         self,

@@ -123,9 +123,7 @@ class CaseWatch:
         if self.last is not None and self.last not in self.times:
             self.times[self.last] = final_cpu - self.phase_cpu
 
-    def end(
-        self, returncode: int, killed: str | None, stdout: str, stderr: str, cpu: float
-    ) -> End:
+    def end(self, returncode: int, killed: str | None, stdout: str, stderr: str, cpu: float) -> End:
         return End(
             self.results, self.times, self.details, self.running, self.last, returncode,
             killed, stdout, stderr, cpu,
@@ -193,9 +191,7 @@ def supervise(
             if read_fd is not None:
                 os.close(read_fd)
         cases.close_phase(tree.final_cpu)
-    return cases.end(
-        proc.returncode, killed, tail(stdout_path), tail(stderr_path), tree.final_cpu
-    )
+    return cases.end(proc.returncode, killed, tail(stdout_path), tail(stderr_path), tree.final_cpu)
 
 
 def start_sandboxed(

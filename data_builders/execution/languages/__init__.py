@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import importlib
 
-from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
+from data_builders.execution.languages.base import (
+    Driver,
+    Language,
+    Prelude,
+    RunnerSpec,
+    RunSpec,
+    SplitError,
+)
 
 _MODULES = {
     "cpp": ("cpp", "Cpp"),
@@ -33,6 +40,7 @@ __all__ = [
     "Driver",
     "Language",
     "Prelude",
+    "RunnerSpec",
     "RunSpec",
     "SplitError",
     "get_language",

@@ -70,6 +70,18 @@ class RunSpec:
     address_space_limit: bool = True
 
 
+@dataclass(frozen=True)
+class RunnerSpec:
+    """How to start a language's long-lived runner, which runs many built drivers one after
+    another (``foreign_runner.py``). ``argv`` may use ``{fd}`` (the result descriptor) and
+    ``{keep}`` (``:``-separated folders bound into the sandbox, which the runner must not
+    empty). ``max_programs``: the runner is replaced after that many programs."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    max_programs: int = 200
+
+
 class Language:
     """Base class: subclasses set the class attributes and implement the methods."""
 
@@ -121,6 +133,16 @@ class Language:
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         """How to run the built driver with a memory cap of ``memory_mb``."""
+        raise NotImplementedError
+
+    def runner_spec(self, memory_mb: int) -> RunnerSpec | None:
+        """A runner that runs many drivers in one process (None: one process per program)."""
+        return None
+
+    def runner_request(
+        self, build: Path, start: int, memory_mb: int, max_output_bytes: int
+    ) -> dict[str, object]:
+        """What the runner reads to run the driver built in ``build`` from case ``start``."""
         raise NotImplementedError
 
     def load_status(self, returncode: int, stderr: str) -> str | None:

@@ -10,7 +10,15 @@ is a ``compile_error`` (JavaScript has no separate compile step).
 
 from __future__ import annotations
 
-from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from pathlib import Path
+
+from data_builders.execution.languages.base import (
+    Driver,
+    Language,
+    RunnerSpec,
+    RunSpec,
+    SplitError,
+)
 from data_builders.execution.languages.source import find_calls, replace_spans, split_top_level
 
 QUOTES = "\"'`"
@@ -36,6 +44,12 @@ function __unice_case(k, f) {
 """
 """Only function declarations: hoisted, so the support code can go last, after a test
 that runs at load time, and never inside a function the program left open."""
+
+
+RUNNER = Path(__file__).with_name("node_runner.js")
+# Globally installed packages (HumanEval-X's JavaScript/162 requires js-md5, which
+# `make system-deps` installs with npm), as CodeGeeX's evaluation image has them.
+NODE_ENV = {"NODE_PATH": "/usr/lib/node_modules:/usr/local/lib/node_modules"}
 
 
 class JavaScript(Language):
@@ -73,16 +87,30 @@ class JavaScript(Language):
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
             ["node", f"--max-old-space-size={memory_mb}", "{build}/main.js", "{start}", "{fd}"],
-            # Globally installed packages (HumanEval-X's JavaScript/162 requires js-md5, which
-            # `make system-deps` installs with npm), as CodeGeeX's evaluation image has them.
-            env={"NODE_PATH": "/usr/lib/node_modules:/usr/local/lib/node_modules"},
+            env=dict(NODE_ENV),
             address_space_limit=False,
         )
+
+    def runner_spec(self, memory_mb: int) -> RunnerSpec:
+        # Past memory_mb of resident size after a program, the runner is replaced.
+        return RunnerSpec(
+            ["node", str(RUNNER), "{fd}", "{keep}", str(memory_mb)], env=dict(NODE_ENV)
+        )
+
+    def runner_request(
+        self, build: Path, start: int, memory_mb: int, max_output_bytes: int
+    ) -> dict[str, object]:
+        return {
+            "file": str(build / "main.js"),
+            "start": start,
+            "heap_mb": memory_mb,
+            "max_output": max_output_bytes,
+        }
 
     def load_status(self, returncode: int, stderr: str) -> str | None:
         return "compile_error" if "SyntaxError" in stderr else None
 
     def crash_status(self, returncode: int, stderr: str) -> str | None:
-        if "heap out of memory" in stderr or "Reached heap limit" in stderr:
+        if any(m in stderr for m in ("heap out of memory", "Reached heap limit", "OUT_OF_MEMORY")):
             return "memory"
         return None

@@ -1,0 +1,147 @@
+"""A long-lived sandboxed runtime that runs many programs, one after another (JavaScript: one
+Node process, each program in a worker thread of its own; ``languages/node_runner.js``).
+
+Why: starting Node costs more than running a HumanEval-X program's assertions, so a harness
+that starts one Node per program is at best at parity with a plain one. A runner pays the
+start-up once. What a program sees does not change: its own V8 isolate, the same sandbox
+(bubblewrap, seccomp, read-only ``/``), an emptied ``/tmp``, and the same limits, watched by
+:class:`~data_builders.execution.foreign_process.CaseWatch` on the runner's process tree, with
+CPU counted from the program's start. A program that passes a limit, or takes the runtime
+down, kills the runner; the executor starts a fresh one for the remaining cases, as it
+starts a fresh process in the one-process-per-program mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from data_builders.execution.foreign_process import (
+    CaseWatch,
+    Command,
+    End,
+    Tree,
+    Watch,
+    kill_group,
+    read_lines,
+    start_sandboxed,
+    tail,
+)
+
+
+class RunnerDiedError(RuntimeError):
+    """The runner process is gone (killed at a limit, or taken down by a program)."""
+
+
+class Runner:
+    """One runner process and its result pipe; runs one program at a time."""
+
+    def __init__(self, command: Command, env: dict[str, str]) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="unice-runner-")
+        out_dir = Path(self._dir.name)
+        self._stdout_path, self._stderr_path = out_dir / "stdout", out_dir / "stderr"
+        self._read_fd, write_fd = os.pipe()
+        os.set_blocking(self._read_fd, False)
+        argv = [part.replace("{fd}", str(write_fd)) for part in command.argv]
+        command = Command(argv, command.cwd, command.seccomp_file)
+        with open(self._stdout_path, "wb") as out, open(self._stderr_path, "wb") as err:
+            self.proc = start_sandboxed(command, env, out, err, write_fd, stdin=subprocess.PIPE)
+        self.tree = Tree(self.proc.pid)
+        self.programs = 0
+        self._buffer = b""
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def run(
+        self,
+        request: dict[str, object],
+        case_limits: list[float],
+        load_limit: float,
+        watch: Watch,
+    ) -> End:
+        """Run one program (``request``: what the runner script reads, less the nonce) from
+        its case ``start``; the runner is killed (and dead after) when a limit is passed."""
+        if not self.alive:
+            raise RunnerDiedError("runner is not running")
+        nonce = secrets.token_hex(16)
+        self.programs += 1
+        origin = self.tree.cpu()
+        cases = CaseWatch(case_limits, load_limit, watch, cpu_origin=origin)
+        stderr_start = _size(self._stderr_path)
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps({**request, "nonce": nonce}) + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # the runner died: seen below as an exit
+        finished: list[bytes] | None = None
+        killed = None
+        exited: float | None = None
+        while finished is None:
+            lines, self._buffer, chunk = read_lines(self._read_fd, self._buffer)
+            for line in lines:
+                if line.startswith(b"X " + nonce.encode() + b" "):
+                    finished = line.split(b" ", 4)[2:]
+                    break
+                cases.report(line, self.tree)
+            if finished is not None:
+                break
+            if not self.alive:
+                exited = exited or time.monotonic()
+                if chunk == b"" or time.monotonic() - exited > 0.5:
+                    break
+            killed = cases.over_limit(self.tree)
+            if killed:
+                kill_group(self.proc)
+                break
+        cpu = max(self.tree.final_cpu - origin, 0.0)
+        cases.close_phase(self.tree.final_cpu)
+        stderr = _read_from(self._stderr_path, stderr_start)
+        if finished is not None:
+            code = int(finished[0]) if finished[0].lstrip(b"-").isdigit() else 1
+            if finished[1:2] != [b"1"]:  # it is not as a fresh process would be: retire it
+                self.close()
+            detail = finished[2].decode(errors="replace") if len(finished) > 2 else ""
+            return cases.end(code, None, "", (stderr + detail)[-4000:], cpu)
+        stdout = tail(self._stdout_path)
+        self.close()  # killed at a limit, or the runtime itself ended: the process's status
+        return cases.end(self.proc.returncode, killed, stdout, stderr, cpu)
+
+    def close(self) -> None:
+        """Kill the runner's process group and release its pipe and files."""
+        kill_group(self.proc)
+        with contextlib.suppress(OSError):
+            self.proc.wait(timeout=5)
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        if self._read_fd >= 0:
+            os.close(self._read_fd)
+            self._read_fd = -1
+        self._dir.cleanup()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_from(path: Path, offset: int, size: int = 4000) -> str:
+    """What was appended to ``path`` after ``offset`` (its last ``size`` bytes)."""
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            handle.seek(max(offset, end - size))
+            return handle.read().decode(errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,99 @@
+// UniCE's Node runner: one sandboxed Node process that runs many JavaScript programs, each in
+// its own worker thread (its own V8 isolate: no JavaScript object is shared between programs),
+// so a labelling job pays Node's start-up once per runner instead of once per program.
+//
+// Protocol (data_builders/execution/foreign_runner.py): one JSON request per line on stdin,
+//   {"nonce": "...", "file": "/build/main.js", "start": k, "heap_mb": N, "max_output": B}
+// The program's case reports (S/P/F/E/M k) go to the result descriptor, as in a process of
+// its own; when the program's worker has exited the runner writes
+//   X <nonce> <exit code> <1: fresh, 0: replace me> <error text>
+// The nonce is never shown to the program, so it cannot end its own run early and report
+// for the next one. Before X: the worker is gone, and /tmp, /dev/shm and the working folder
+// are emptied, so the next program finds what a fresh process would.
+'use strict'
+const fs = require('fs')
+const path = require('path')
+const readline = require('readline')
+const { Worker } = require('worker_threads')
+
+const resultFd = Number(process.argv[2])
+// Folders bound into the sandbox (the builds), never emptied: argv[3], ':'-separated.
+const kept = new Set((process.argv[3] || '').split(':').filter(Boolean))
+const scratch = ['/tmp', '/dev/shm', process.cwd()]
+const openFiles = () => fs.readdirSync('/proc/self/fd').length
+const baselineFiles = openFiles()
+const maxRssBytes = Number(process.argv[4] || 0) * 1024 * 1024
+
+// Whether the process is still as a fresh one would be: scratch emptied, no descriptor
+// left open by the program (a worker's open files outlive it), memory back near start.
+function empty (dir) {
+  let names = []
+  try { names = fs.readdirSync(dir) } catch (e) { return true }
+  let emptied = true
+  for (const name of names) {
+    const full = path.join(dir, name)
+    if (kept.has(full)) continue
+    if ([...kept].some((k) => k.startsWith(full + '/'))) { // holds a kept folder: go inside
+      emptied = empty(full) && emptied
+      continue
+    }
+    try { fs.rmSync(full, { recursive: true, force: true }) } catch (e) { emptied = false }
+  }
+  return emptied
+}
+
+function clean () {
+  let fresh = true
+  for (const dir of new Set(scratch)) fresh = empty(dir) && fresh
+  if (openFiles() > baselineFiles + 4) fresh = false
+  if (maxRssBytes && process.memoryUsage().rss > maxRssBytes) fresh = false
+  return fresh
+}
+
+function finish (nonce, code, text) {
+  const fresh = clean()
+  const detail = String(text || '').replace(/\s+/g, ' ').slice(0, 2000)
+  fs.writeSync(resultFd, `X ${nonce} ${code} ${fresh ? 1 : 0} ${detail}\n`)
+  if (!fresh) process.exit(75) // the executor starts a fresh runner for the next program
+}
+
+function run (request) {
+  return new Promise((resolve) => {
+    let errorText = ''
+    let outputBytes = 0
+    let overflow = false
+    const worker = new Worker(request.file, {
+      argv: [String(request.start), String(resultFd)],
+      env: { ...process.env },
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: request.heap_mb }
+    })
+    const count = (chunk, keep) => {
+      outputBytes += chunk.length
+      if (keep) errorText = (errorText + chunk.toString()).slice(-2000)
+      if (outputBytes > request.max_output && !overflow) {
+        overflow = true // as a process past its file-size limit (SIGXFSZ): stopped
+        worker.terminate()
+      }
+    }
+    worker.stdout.on('data', (chunk) => count(chunk, false))
+    worker.stderr.on('data', (chunk) => count(chunk, true))
+    worker.on('error', (error) => {
+      const oom = error && error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      errorText += oom ? ' Reached heap limit' : ' ' + (error && error.stack ? error.stack : error)
+    })
+    worker.on('exit', (code) => {
+      // 153 = 128 + SIGXFSZ: the runner reads it as a process killed for its output
+      resolve([overflow ? 153 : code, errorText])
+    })
+  })
+}
+
+const requests = readline.createInterface({ input: process.stdin, terminal: false })
+let queue = Promise.resolve()
+requests.on('line', (line) => {
+  const request = JSON.parse(line)
+  queue = queue.then(() => run(request)).then(([code, text]) => finish(request.nonce, code, text))
+})
+requests.on('close', () => queue.then(() => process.exit(0)))

@@ -1,0 +1,106 @@
+"""JavaScript's runner: many programs in one Node process, each in its own worker thread.
+
+What a program sees must not depend on the programs before it in the same runner: the
+statuses equal those of one process per program, globals and built-ins start fresh, files
+left in the scratch folders are gone, a program cannot end its run early by forging the
+runner's end line, and a program that passes a limit or leaves the process unlike a fresh
+one gets the next program a fresh runner. One worker thread, so one runner sees them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from tests.languages.conftest import LIMITS, need, statuses
+from tests.languages.test_hostile import FIND_JS, JS_TEST, LEAVE_JS
+from tests.languages.test_programs import JS
+from tests.languages.test_programs import JS_TEST as THREE_CASES
+
+TWO_CASES = JS_TEST  # attack() === 0, then ok() === 1
+
+
+@pytest.fixture
+def one_runner(tmp_path: Path):
+    need("js")
+    with ForeignExecutor(workers=1, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
+        yield ex
+
+
+def _run(ex: ForeignExecutor, source: str, test: str = TWO_CASES) -> list[str]:
+    return statuses(ex.run(ForeignProgram("js", source, test)))
+
+
+def test_statuses_equal_one_process_per_program(tmp_path: Path) -> None:
+    need("js")
+    kinds = list(JS)
+    got = {}
+    for runners in (True, False):
+        with ForeignExecutor(
+            workers=1, limits=LIMITS, cache_dir=tmp_path / f"b{runners}", runners=runners
+        ) as ex:
+            got[runners] = [_run(ex, JS[k], THREE_CASES) for k in kinds]
+            if runners:
+                assert ex.processes < len(kinds)  # the runner did run them
+    assert got[True] == got[False]
+
+
+def test_globals_and_builtins_start_fresh(one_runner: ForeignExecutor) -> None:
+    spoil = (
+        "const ok = () => 1\nconst attack = () => {\n"
+        "  globalThis.leaked = 7; Array.prototype.includes = () => true\n"
+        "  Object.defineProperty(globalThis, 'console', { value: null }); return 0\n}\n"
+    )
+    check = (
+        "const ok = () => 1\n"
+        "const attack = () => (typeof leaked) === 'undefined' && ![1].includes(2) ? 0 : 1\n"
+    )
+    assert _run(one_runner, spoil) == ["pass", "pass"]
+    assert _run(one_runner, check) == ["pass", "pass"]
+
+
+def test_no_files_left_for_the_next_program(one_runner: ForeignExecutor) -> None:
+    assert _run(one_runner, LEAVE_JS) == ["pass", "pass"]
+    assert _run(one_runner, FIND_JS) == ["pass", "pass"]
+
+
+def test_a_forged_end_line_does_not_end_the_run(one_runner: ForeignExecutor) -> None:
+    forge = (
+        "const ok = () => 2\nconst attack = () => {\n  const fs = require('fs')\n"
+        "  const fd = Number(process.argv[3])\n"
+        "  fs.writeSync(fd, 'X 00 0 \\n'); fs.writeSync(fd, 'P 1\\n'); return 0\n}\n"
+    )
+    assert _run(one_runner, forge) == ["pass", "wrong_answer"]
+    assert _run(one_runner, JS["correct"], THREE_CASES) == ["pass", "pass", "pass"]
+
+
+LOCKED = (
+    "const fs = require('fs'); fs.mkdirSync('/tmp/locked'); fs.writeFileSync('/tmp/locked/f', 'x');"
+    " fs.chmodSync('/tmp/locked', 0); return 0"
+)
+FRESH = (
+    "const ok = () => 1\nconst attack = () => {\n  const fs = require('fs')\n"
+    "  return fs.existsSync('/tmp/locked') || (typeof leaked) !== 'undefined' ? 1 : 0\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("attack", "expected"),
+    [
+        ("globalThis.leaked = 1; while (true) {}", "timeout"),
+        (LOCKED, "pass"),
+        ("globalThis.leaked = 1; process.kill(process.pid, 'SIGKILL')", "signal"),
+    ],
+    ids=["timeout", "undeletable_scratch", "runtime_killed"],
+)
+def test_a_spoiled_runner_is_replaced(one_runner: ForeignExecutor, attack: str, expected) -> None:
+    """A timeout (the runner is killed), a scratch folder it cannot empty (the runner retires
+    itself), the runtime killed from inside: the next program runs in a fresh runner."""
+    source = f"const ok = () => 1\nconst attack = () => {{ {attack} }}\n"
+    assert _run(one_runner, source)[0] == expected
+    before = one_runner.processes
+    assert before >= 1  # the spoiled runner is gone
+    assert _run(one_runner, FRESH) == ["pass", "pass"]
+    assert one_runner.processes == before  # it ran in the new runner, which is still up
