@@ -173,6 +173,7 @@ class ForeignExecutor:
         self.use_runners = runners
         self._local = threading.local()  # each worker thread's runners, by language
         self._runners: set[Runner] = set()
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._servers: dict[str, CompileServer] = {}
         self._server_warnings: set[str] = set()
         self.compile_seconds = 0.0  # wall seconds spent compiling
@@ -187,6 +188,9 @@ class ForeignExecutor:
         self.close()
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
         for server in self._servers.values():
             server.close()
         with self._locks_lock:
@@ -253,14 +257,26 @@ class ForeignExecutor:
         bar = tqdm(
             total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
         )
-        pool = concurrent.futures.ThreadPoolExecutor(self.workers)
+        futures = [self._thread_pool().submit(self.run, program) for program in programs]
         try:
-            for result in pool.map(self.run, programs):
-                yield result
+            for future in futures:
+                yield future.result()
                 bar.update(1)
         finally:  # a map stopped early does not run the programs nobody will read
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in futures:
+                future.cancel()
+            concurrent.futures.wait(futures)
             bar.close()
+
+    def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The executor's worker threads, kept across ``map`` calls so that each keeps its
+        runners (a build maps chunk after chunk) instead of leaving them idle."""
+        with self._locks_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    self.workers, thread_name_prefix="unice-foreign"
+                )
+            return self._pool
 
     # -- compile ----------------------------------------------------------------------
     def _build(

@@ -104,3 +104,14 @@ def test_a_spoiled_runner_is_replaced(one_runner: ForeignExecutor, attack: str, 
     assert before >= 1  # the spoiled runner is gone
     assert _run(one_runner, FRESH) == ["pass", "pass"]
     assert one_runner.processes == before  # it ran in the new runner, which is still up
+
+
+def test_map_after_map_reuses_the_runners(tmp_path: Path) -> None:
+    """A build maps chunk after chunk: each worker thread keeps its one runner."""
+    need("js")
+    with ForeignExecutor(workers=2, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
+        for _ in range(3):
+            chunk = [ForeignProgram("js", JS["correct"], THREE_CASES) for _ in range(4)]
+            assert [statuses(r) for r in ex.map(chunk)] == [["pass"] * 3] * 4
+        assert 1 <= len(ex._runners) <= 2
+        assert ex.processes == 0
