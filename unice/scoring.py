@@ -110,8 +110,7 @@ def score(
         for i, (g, r, d) in enumerate(zip(generated, references, nls, strict=True))
     ]
     unique = sorted(set(source))
-    # longest first, so each batch pads to similar lengths; rows are put back in input order
-    order = sorted(unique, key=lambda i: -_chars(generated[i], references[i], nls[i]))
+    order = _batch_order(unique, generated, references, nls, config.architecture)
     batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     if progress:
         from tqdm.auto import tqdm
@@ -132,6 +131,28 @@ def score(
 
 def _chars(*texts: str | None) -> int:
     return sum(len(text or "") for text in texts)
+
+
+def _batch_order(
+    unique: list[int], generated: list, references: list, nls: list, architecture: str
+) -> list[int]:
+    """The order samples are batched in (rows are put back in input order after).
+
+    Longest first, so each batch pads to similar lengths. An estimator encodes each distinct
+    text of a batch once, so its samples are kept together by problem (reference and NL):
+    a batch of one problem's candidates encodes its reference and NL once instead of once
+    per sample, which is most of the work when users score many candidates per problem.
+    """
+    if architecture != "estimator":
+        return sorted(unique, key=lambda i: -_chars(generated[i], references[i], nls[i]))
+    by_problem: dict[tuple[str | None, str | None], list[int]] = {}
+    for i in unique:
+        by_problem.setdefault((references[i], nls[i]), []).append(i)
+    groups = [
+        sorted(members, key=lambda i: -_chars(generated[i])) for members in by_problem.values()
+    ]
+    groups.sort(key=lambda m: -max(_chars(generated[i], references[i], nls[i]) for i in m))
+    return [i for members in groups for i in members]
 
 
 def has_usable_format(formats: Sequence[str], reference: str | None, nl: str | None) -> bool:

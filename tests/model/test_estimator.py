@@ -153,3 +153,34 @@ def test_each_segment_is_cut_to_max_length_alone():
     assert generated[0] == sep.prefix[0] and generated[-1] == sep.suffix[0]
     code = encoder.tokenize([long_code])[0]
     assert generated[-5:-1] == code[-4:]  # head_tail: the end of the program is kept
+
+
+@pytest.mark.parametrize("architecture", ["estimator", "cross"])
+def test_length_buckets_change_the_cost_not_the_scores(architecture: str):
+    """Rows encoded in groups of similar length, each cut to its longest row, give the
+    scores of one padded batch (eval mode; within float noise)."""
+    model = build_tiny_model(seed=5, architecture=architecture)
+    generated = [
+        "    return a + b\n",
+        "    total = 0\n    for x in range(a, b):\n        total += x * x - a\n    return total\n",
+        "    return max(a, b)\n",
+        "    if a > b:\n        return a - b\n    return b - a\n",
+    ]
+    kwargs = {"generated": generated, "references": [REFERENCE] * 4, "nls": [NL] * 4}
+    model.config.length_buckets = 1
+    one = unice.scoring.score(model, **kwargs)
+    model.config.length_buckets = 3
+    bucketed = unice.scoring.score(model, **kwargs)
+    for a, b in zip(one, bucketed, strict=True):
+        for key in ("codescore_ref_nl", "codescore_ref", "exec_prob_nl"):
+            assert b[key] == pytest.approx(a[key], abs=2e-6)
+
+
+def test_scoring_batches_keep_a_problems_candidates_together():
+    from unice.scoring import _batch_order
+
+    generated = ["a" * 9, "b", "c" * 5, "d" * 7]
+    references = ["r1", "r2", "r1", "r2"]
+    nls = ["n1", "n2" * 40, "n1", "n2" * 40]
+    order = _batch_order([0, 1, 2, 3], generated, references, nls, "estimator")
+    assert order == [3, 1, 0, 2]  # problem 2 (longest) first, each problem's longest first

@@ -113,6 +113,8 @@ class UniCEConfig(PretrainedConfig):
             (each pair weighted by its |PassRatio difference|, so .99 vs 1.0 hardly counts).
         exact_scores: report scores unrounded (sigmoid in float64); the default rounds to
             1e-6, which makes ties near 0 and 1.
+        length_buckets: encode a batch's rows in this many groups of similar length, each
+            padded to its own longest row only (a cost setting: the scores do not change).
         base_vocab_size: the tokenizer's size before layout tokens were added (recorded at
             build time; the frozen copy of ``untrained_cosine`` skips the added tokens).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
@@ -151,6 +153,7 @@ class UniCEConfig(PretrainedConfig):
     clean_generated: bool = False
     ranking_pair_weight: str = "uniform"
     exact_scores: bool = False
+    length_buckets: int = 1
     base_vocab_size: int = 0
     formats: list[str] | tuple[str, ...] = FORMATS
     loss_weights: dict[str, float] | None = None

@@ -364,11 +364,53 @@ class UniCEModel(UniCEPreTrainedModel):
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Encoder -> layer-wise mix: ``(rows, seq, hidden)`` token states."""
+        hidden_states = self._hidden_states(input_ids, attention_mask, token_type_ids)
+        return self.layerwise(hidden_states, attention_mask)
+
+    def _hidden_states(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, ...]:
+        """Every layer's ``(rows, seq, hidden)`` states (zeros past a row's last token).
+
+        With ``length_buckets`` > 1 the rows are encoded in that many groups of similar
+        length, each cut to its own longest row: a batch pads every row to its longest one
+        (an NL prompt, a long program), so short rows would otherwise cost as much as the
+        longest. Each row's states depend on its own tokens only, so this changes the cost,
+        not the result (beyond float noise); the layer mix still sees the whole batch at once.
+        """
+        rows = input_ids.shape[0]
+        buckets = min(int(getattr(self.config, "length_buckets", 1) or 1), rows)
+        if buckets <= 1:
+            return self._encode(input_ids, attention_mask, token_type_ids)
+        lengths = attention_mask.sum(dim=1)
+        order = torch.argsort(lengths, descending=True)
+        layers: list[torch.Tensor] | None = None
+        for chunk in torch.tensor_split(order, buckets):
+            width = max(int(lengths[chunk].max()), 1)
+            types = token_type_ids[chunk, :width] if token_type_ids is not None else None
+            states = self._encode(input_ids[chunk, :width], attention_mask[chunk, :width], types)
+            if layers is None:
+                shape = (rows, input_ids.shape[1], states[0].shape[-1])
+                layers = [states[0].new_zeros(shape) for _ in states]
+            for full, part in zip(layers, states, strict=True):
+                full[chunk, :width] = part
+        assert layers is not None
+        return tuple(layers)
+
+    def _encode(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, ...]:
         encoder_inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if token_type_ids is not None:
             encoder_inputs["token_type_ids"] = token_type_ids
         outputs = self.encoder(**encoder_inputs, output_hidden_states=True, return_dict=True)
-        return self.layerwise(outputs.hidden_states, attention_mask)
+        return outputs.hidden_states
 
     def score(
         self,

@@ -29,6 +29,7 @@ MODEL_FIELDS = (
     "clean_generated",
     "ranking_pair_weight",
     "exact_scores",
+    "length_buckets",
     "layout",
     "formats",
     "loss_weights",
