@@ -580,8 +580,9 @@ class ForeignExecutor:
                 "core": 0,
                 "nofile": 1024,
             }
+            readonly = [self.cache_dir, *(Path(p) for p in spec.read_only)]
             command = self._sandboxed(
-                argv, rlimits, readonly=[self.cache_dir], cwd=Path(tempfile.gettempdir())
+                argv, rlimits, readonly=readonly, cwd=Path(tempfile.gettempdir())
             )
             env = base_env()
             env.update(spec.env)

@@ -80,6 +80,9 @@ class RunnerSpec:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     max_programs: int = 200
+    read_only: tuple[str, ...] = ()
+    """Folders the runner reads besides the system's (its own script: the package may live
+    under ``/tmp``, which the sandbox replaces with its own)."""
 
 
 class Language:

@@ -94,7 +94,9 @@ class JavaScript(Language):
     def runner_spec(self, memory_mb: int) -> RunnerSpec:
         # Past memory_mb of resident size after a program, the runner is replaced.
         return RunnerSpec(
-            ["node", str(RUNNER), "{fd}", "{keep}", str(memory_mb)], env=dict(NODE_ENV)
+            ["node", str(RUNNER), "{fd}", "{keep}", str(memory_mb)],
+            env=dict(NODE_ENV),
+            read_only=(str(RUNNER.parent),),
         )
 
     def runner_request(
