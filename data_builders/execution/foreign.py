@@ -572,7 +572,8 @@ class ForeignExecutor:
             self._drop_runner(runner)
             runner = None
         if runner is None:
-            keep = str(self.cache_dir)
+            readonly = [self.cache_dir, *(Path(p) for p in spec.read_only)]
+            keep = ":".join(str(path) for path in readonly)  # bound folders: never emptied
             argv = [a.replace("{keep}", keep) for a in spec.argv]
             rlimits = {
                 "cpu": RUNNER_CPU_SECONDS,
@@ -580,7 +581,6 @@ class ForeignExecutor:
                 "core": 0,
                 "nofile": 1024,
             }
-            readonly = [self.cache_dir, *(Path(p) for p in spec.read_only)]
             command = self._sandboxed(
                 argv, rlimits, readonly=readonly, cwd=Path(tempfile.gettempdir())
             )
