@@ -302,10 +302,11 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def tail(path: Path, size: int = 4000) -> str:
+def tail(path: Path, size: int = 4000, start: int = 0) -> str:
+    """The last ``size`` bytes of ``path`` written after byte ``start`` ("" if unreadable)."""
     try:
         with open(path, "rb") as handle:
-            handle.seek(max(0, os.path.getsize(path) - size))
+            handle.seek(max(start, os.path.getsize(path) - size))
             return handle.read().decode(errors="replace")
     except OSError:
         return ""

@@ -75,7 +75,7 @@ class Runner:
         self.programs += 1
         origin = self.tree.cpu()
         cases = CaseWatch(case_limits, load_limit, watch, cpu_origin=origin)
-        stderr_start = _size(self._stderr_path)
+        stderr_start = self._stderr_path.stat().st_size  # this program's errors come after
         assert self.proc.stdin is not None
         try:
             self.proc.stdin.write((json.dumps({**request, "nonce": nonce}) + "\n").encode())
@@ -104,7 +104,7 @@ class Runner:
                 break
         cpu = max(self.tree.final_cpu - origin, 0.0)
         cases.close_phase(self.tree.final_cpu)
-        stderr = _read_from(self._stderr_path, stderr_start)
+        stderr = tail(self._stderr_path, start=stderr_start)
         if finished is not None:
             code = int(finished[0]) if finished[0].lstrip(b"-").isdigit() else 1
             if finished[1:2] != [b"1"]:  # it is not as a fresh process would be: retire it
@@ -127,21 +127,3 @@ class Runner:
             os.close(self._read_fd)
             self._read_fd = -1
         self._dir.cleanup()
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _read_from(path: Path, offset: int, size: int = 4000) -> str:
-    """What was appended to ``path`` after ``offset`` (its last ``size`` bytes)."""
-    try:
-        with open(path, "rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            handle.seek(max(offset, end - size))
-            return handle.read().decode(errors="replace")
-    except OSError:
-        return ""
