@@ -558,11 +558,12 @@ class ForeignExecutor:
                 self._drop_runner(runner)
                 if attempt:
                     raise
-        if not runner.alive:
+        retired = not runner.alive  # killed at a limit, taken down, or asked to be replaced
+        if retired:
             self._drop_runner(runner)
         with self._locks_lock:
             self.run_cpu_seconds += end.cpu
-            self.processes += 0 if runner.alive else 1
+            self.processes += int(retired)
         return end
 
     def _thread_runner(self, language: Language, spec: RunnerSpec) -> Runner:

@@ -118,7 +118,7 @@ class Runner:
     def close(self) -> None:
         """Kill the runner's process group and release its pipe and files."""
         kill_group(self.proc)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         if self.proc.stdin is not None:
             with contextlib.suppress(OSError):
