@@ -8,6 +8,7 @@ import pytest
 
 from unice.data.features import (
     FEATURE_NAMES,
+    STRUCTURE_FEATURES,
     chrf,
     clean_generated,
     code_tokens,
@@ -18,6 +19,7 @@ from unice.data.features import (
     reference_features,
     rouge_l,
     static_features,
+    structure_features,
     undefined_names,
 )
 
@@ -119,3 +121,28 @@ def test_exact_features_have_the_named_order():
     values = exact_features("    return x * 2\n", "    return x + x\n", NL)
     assert len(values) == len(FEATURE_NAMES)
     assert values[0] == 1.0 and values[FEATURE_NAMES.index("parses")] == 1.0
+
+
+def test_structure_facts_compare_node_kinds_with_the_reference():
+    reference = "    n = len(xs)\n    return xs[n - 1]\n"
+    unwrapped = "    n = xs\n    return xs[n - 1]\n"  # the call dropped: fewer calls only
+    values = dict(zip(STRUCTURE_FEATURES, structure_features(unwrapped, reference), strict=True))
+    assert {name for name, v in values.items() if v} == {"fewer_Call"}
+    deleted = "    return xs[n - 1]\n"  # the assignment deleted: fewer assignments and calls
+    values = dict(zip(STRUCTURE_FEATURES, structure_features(deleted, reference), strict=True))
+    assert {name for name, v in values.items() if v} == {"fewer_Assign", "fewer_Call"}
+    extra = "    n = len(xs)\n    return xs[n - 1] + xs[n]\n"
+    values = dict(zip(STRUCTURE_FEATURES, structure_features(extra, reference), strict=True))
+    assert {name for name, v in values.items() if v} == {"more_Subscript", "more_BinOp"}
+    # the same program written whole (def + body) against a bare-body reference: no difference
+    whole = "def last(xs):\n    n = len(xs)\n    return xs[n - 1]\n"
+    assert structure_features(whole, reference) == [0.0] * len(STRUCTURE_FEATURES)
+
+
+def test_structure_facts_are_zero_without_a_comparable_reference():
+    zeros = [0.0] * len(STRUCTURE_FEATURES)
+    assert structure_features("    return x\n", None) == zeros
+    assert structure_features("    return x +\n", "    return len(x)\n") == zeros
+    values = exact_features("    return x\n", "    return len(x)\n", NL, structure=True)
+    assert len(values) == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    assert values[len(FEATURE_NAMES) + STRUCTURE_FEATURES.index("fewer_Call")] == 1.0

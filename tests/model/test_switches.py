@@ -9,7 +9,12 @@ import torch
 import unice
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
-from unice.data.features import FEATURE_NAMES, clean_generated, exact_features
+from unice.data.features import (
+    FEATURE_NAMES,
+    STRUCTURE_FEATURES,
+    clean_generated,
+    exact_features,
+)
 from unice.errors import ModelConfigError
 from unice.modeling.loss import pairwise_ranking_loss
 from unice.modeling.model import pair_cosine
@@ -32,6 +37,7 @@ ALL_ON = {
     "architecture": "estimator",
     "untrained_cosine": True,
     "exact_features": True,
+    "structure_features": True,
     "comparison_only": True,
     "clean_generated": True,
     "ranking_pair_weight": "delta",
@@ -52,7 +58,8 @@ def test_feature_size_counts_every_switch():
     plain = build_tiny_model(architecture="estimator").config.feature_size
     assert plain == hidden + 2 * (3 * hidden + 1)
     config = build_tiny_model(**ALL_ON).config
-    assert config.feature_size == 2 * (2 * hidden + 1 + 1) + len(FEATURE_NAMES)
+    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    assert config.feature_size == 2 * (2 * hidden + 1 + 1) + width
 
 
 def test_a_training_step_runs_with_every_switch_on():
@@ -60,7 +67,8 @@ def test_a_training_step_runs_with_every_switch_on():
     batch = Collator(InputEncoder.from_config(model.tokenizer, model.config), model.config.formats,
                      "estimator")(_samples())  # fmt: skip
     assert batch["exact_features"].dtype == torch.float32
-    assert batch["exact_features"].shape == (len(batch["format_ids"]), len(FEATURE_NAMES))
+    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    assert batch["exact_features"].shape == (len(batch["format_ids"]), width)
     loss, logs = batch_loss(model, batch, model.config.loss_weights, pair_weight="delta")
     loss.backward()
     assert {"ref/ranking", "ref_nl/ranking"} <= set(logs)
@@ -124,6 +132,7 @@ def test_exact_prior_is_learned_and_saved(tmp_path):
     ("switches", "message"),
     [
         ({"exact_prior": "rouge_l"}, "needs exact_features=true"),
+        ({"structure_features": True}, "structure_features .*needs exact_features=true"),
         ({"exact_prior": "parses", "exact_features": True}, "exact_prior='parses' is not allowed"),
         (
             {"exact_prior": "rouge_l", "exact_features": True, "untrained_cosine": True},
@@ -146,7 +155,7 @@ def test_scoring_feeds_the_features_training_computed():
         fmt = ("ref", "nl", "ref_nl")[format_id]
         g = clean_generated(GENERATED[index], NL)
         expected = exact_features(
-            g, REFERENCE if fmt != "nl" else None, NL if fmt != "ref" else None
+            g, REFERENCE if fmt != "nl" else None, NL if fmt != "ref" else None, structure=True
         )
         assert batch["exact_features"][row].tolist() == pytest.approx(expected)
     # the training batch's logits are what model.score reports (unrounded with exact_scores)
@@ -230,6 +239,7 @@ def test_train_with_every_switch_exports_a_checkpoint_that_scores_alike(
     metrics = train(cfg)
     loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
     assert loaded.config.untrained_cosine and loaded.config.exact_features
+    assert loaded.config.structure_features
     # the frozen copy is the backbone as it was; the encoder moved away from it
     backbone = AutoModel.from_pretrained(tiny_backbone).embeddings.word_embeddings.weight
     frozen = loaded.untrained_encoder.embeddings.word_embeddings.weight

@@ -153,6 +153,8 @@ class InputEncoder:
         clean: remove generator tell-tales from the generated code first
             (:func:`unice.data.features.clean_generated`).
         features: add each row's :func:`unice.data.features.exact_features` (estimator).
+        structure: with ``features``, add its ``structure_features`` too (g's AST node-kind
+            counts against the reference's).
 
     Token ids of each distinct text are computed once and kept (``tokenize``): the reference
     and NL of a problem are shared by all its candidates, and training reads every sample in
@@ -170,6 +172,7 @@ class InputEncoder:
         truncation_floor: float = 0.125,
         clean: bool = False,
         features: bool = False,
+        structure: bool = False,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
@@ -181,6 +184,7 @@ class InputEncoder:
         self._token_cache: dict[str, list[int]] = {}
         self.clean = clean
         self.features = features
+        self.structure = structure
         self._clean_cache: dict[tuple[str, str | None], str] = {}
         self._feature_cache: dict[tuple[str, str | None, str | None], list[float]] = {}
         self.tokenizer = tokenizer
@@ -205,6 +209,7 @@ class InputEncoder:
             getattr(config, "truncation_floor", 0.125),
             bool(getattr(config, "clean_generated", False)),
             bool(getattr(config, "exact_features", False)),
+            bool(getattr(config, "structure_features", False)),
         )
 
     def cleaned(self, generated: Sequence[str], nls: Sequence[str | None]) -> list[str]:
@@ -230,7 +235,7 @@ class InputEncoder:
         if key not in cache:
             if len(cache) > TOKEN_CACHE_SIZE:
                 cache.clear()
-            cache[key] = exact_features(generated, reference, nl)
+            cache[key] = exact_features(generated, reference, nl, self.structure)
         return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:

@@ -49,6 +49,32 @@ STATIC_FEATURES: tuple[str, ...] = (
 FEATURE_NAMES: tuple[str, ...] = REFERENCE_FEATURES + STATIC_FEATURES
 """The order of :func:`exact_features`'s vector (the head's extra inputs)."""
 
+STRUCTURE_KINDS: tuple[str, ...] = (
+    "Call",
+    "Subscript",
+    "Slice",
+    "Attribute",
+    "Assign",
+    "AugAssign",
+    "Return",
+    "For",
+    "While",
+    "If",
+    "BinOp",
+    "Compare",
+    "BoolOp",
+    "UnaryOp",
+    "comprehension",
+)
+"""AST node kinds whose count in g is compared with the reference's (``structure_features``):
+the operations whose loss or addition most often turns a program into one that crashes (a
+dropped call leaves a value of the wrong type, a lost assignment an unbound name, an extra
+subscript an index out of range)."""
+STRUCTURE_FEATURES: tuple[str, ...] = tuple(f"fewer_{k}" for k in STRUCTURE_KINDS) + tuple(
+    f"more_{k}" for k in STRUCTURE_KINDS
+)
+"""The order of :func:`structure_features`'s vector, appended after :data:`FEATURE_NAMES`."""
+
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__"}
 _BODY_WRAPPER = "def __unice_body__():\n"
 
@@ -256,9 +282,40 @@ def static_features(generated: str, nl: str | None, reference: str | None) -> li
     ]
 
 
-def exact_features(generated: str, reference: str | None, nl: str | None) -> list[float]:
-    """All of :data:`FEATURE_NAMES` for one row, in that order."""
-    return reference_features(generated, reference) + static_features(generated, nl, reference)
+def node_counts(code: str) -> Counter | None:
+    """How many nodes of each AST kind ``code`` has, read as a program or as a bare body
+    (``None`` when neither parses)."""
+    tree, _, _ = assemble(code, None)
+    if tree is None:
+        return None
+    return Counter(type(node).__name__ for node in ast.walk(tree))
+
+
+def structure_features(generated: str, reference: str | None) -> list[float]:
+    """:data:`STRUCTURE_FEATURES`: for each of :data:`STRUCTURE_KINDS`, whether g has fewer,
+    and whether it has more, of that node kind than the reference. Both are read the same way
+    (without the prompt), so a prompt's own calls or docstring never count as a difference.
+    All zeros without a reference or when either side does not parse (``has_reference`` and
+    ``parses`` say which)."""
+    if not reference:
+        return [0.0] * len(STRUCTURE_FEATURES)
+    g_counts, r_counts = node_counts(generated), node_counts(reference)
+    if g_counts is None or r_counts is None:
+        return [0.0] * len(STRUCTURE_FEATURES)
+    fewer = [1.0 if g_counts[k] < r_counts[k] else 0.0 for k in STRUCTURE_KINDS]
+    more = [1.0 if g_counts[k] > r_counts[k] else 0.0 for k in STRUCTURE_KINDS]
+    return fewer + more
+
+
+def exact_features(
+    generated: str, reference: str | None, nl: str | None, structure: bool = False
+) -> list[float]:
+    """All of :data:`FEATURE_NAMES` for one row, in that order, then :data:`STRUCTURE_FEATURES`
+    when ``structure``."""
+    out = reference_features(generated, reference) + static_features(generated, nl, reference)
+    if structure:
+        out += structure_features(generated, reference)
+    return out
 
 
 def _is_telltale(node: ast.stmt) -> bool:

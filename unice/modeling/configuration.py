@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
-from unice.data.features import FEATURE_NAMES
+from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
 
 FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
@@ -98,6 +98,10 @@ class UniCEConfig(PretrainedConfig):
         exact_features: with ``estimator``, feed the head ``unice.data.features``'s exact
             signals: chrF, token 1/2-gram F1, ROUGE-L and length ratio of g against r, and
             static facts of g (parses, defines the entry point, undefined names, returns).
+        structure_features: with ``exact_features``, also feed the head, for each of a fixed
+            list of AST node kinds (calls, subscripts, assignments, loops...), whether g has
+            fewer and whether it has more of them than the reference: static facts of g against
+            r that a crash often follows (``unice.data.features.structure_features``).
         exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
             the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
             learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
@@ -148,6 +152,7 @@ class UniCEConfig(PretrainedConfig):
     token_alignment: bool = False
     untrained_cosine: bool = False
     exact_features: bool = False
+    structure_features: bool = False
     exact_prior: str | None = None
     comparison_only: bool = False
     clean_generated: bool = False
@@ -182,6 +187,10 @@ class UniCEConfig(PretrainedConfig):
                 raise ModelConfigError(
                     f"{switch} compares segments encoded alone; it needs architecture=estimator"
                 )
+        if self.structure_features and not self.exact_features:
+            raise ModelConfigError(
+                "structure_features extends the exact features; it needs exact_features=true"
+            )
         if self.exact_prior is not None:
             _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
             if not self.exact_features:
@@ -233,7 +242,10 @@ class UniCEConfig(PretrainedConfig):
         per_segment = (2 if self.comparison_only else 3) * hidden + 1
         per_segment += (3 if self.token_alignment else 0) + (1 if self.untrained_cosine else 0)
         size = (0 if self.comparison_only else hidden) + 2 * per_segment
-        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
+        if self.exact_features:
+            size += len(FEATURE_NAMES)
+            size += len(STRUCTURE_FEATURES) if self.structure_features else 0
+        return size
 
     @property
     def use_token_types(self) -> bool:

@@ -24,6 +24,7 @@ MODEL_FIELDS = (
     "token_alignment",
     "untrained_cosine",
     "exact_features",
+    "structure_features",
     "exact_prior",
     "comparison_only",
     "clean_generated",
