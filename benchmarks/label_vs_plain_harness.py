@@ -188,7 +188,12 @@ def build_programs(
         if problem is None:
             raise UserError(f"{samples}:{line}: unknown task_id {sample['task_id']!r}")
         source, test = program_and_test(problem, sample["completion"])
-        program = source + "\n" + test
+        if language == "go":  # the test's package clause and imports must come first
+            from data_builders.execution.languages.go import join_program
+
+            program = join_program(source, test)
+        else:
+            program = source + "\n" + test
         out.append((sample["task_id"], JS_ASSERT_THROWS + program if language == "js" else program))
     return out
 

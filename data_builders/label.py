@@ -57,8 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="CPU seconds for every test (default: per-test limits calibrated from each"
-        " problem's reference solution, see --limits; other languages: per assertion,"
-        " default 3)",
+        " problem's reference solution, see --limits; humaneval-x: per assertion, calibrated"
+        " from the canonical solution likewise; multipl-e, which has no reference: 3 per"
+        " assertion)",
     )
     parser.add_argument(
         "--limits",

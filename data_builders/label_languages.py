@@ -8,6 +8,12 @@ from the hub dataset ``THUDM/humaneval-x``; MultiPL-E rows from ``--problems-fil
 hub's ``nuprl/MultiPL-E`` config ``humaneval-<--language>`` (label only: its license
 forbids training on it). A missing toolchain is one line naming what to
 install, before anything runs.
+
+Time limits: HumanEval-X assertions get limits calibrated from the task's canonical solution
+(:func:`calibrate`, as ``build humaneval-x`` and the Python ``label`` do), so a program that
+loops costs about what the canonical allows, not a flat 3 s; MultiPL-E has no reference
+solution, so its assertions get ``languages.yaml``'s flat ``timeout``; ``--timeout`` gives every
+assertion that many seconds.
 """
 
 from __future__ import annotations
@@ -75,7 +81,7 @@ def check_toolchains(languages: set[str]) -> None:
 
 def run_humaneval_x(args: argparse.Namespace) -> int:
     from data_builders.execution.foreign import ForeignProgram
-    from data_builders.problems.humaneval_x import program_and_test
+    from data_builders.problems.humaneval_x import canonical_solution, program_and_test
 
     _check_args(args)
     samples = read_samples(args.samples)
@@ -86,7 +92,12 @@ def run_humaneval_x(args: argparse.Namespace) -> int:
         problem = problems[sample["task_id"]]
         source, test = program_and_test(problem, sample["completion"])
         programs.append(ForeignProgram(problem.metadata["language"], source, test))
-    return _label(args, samples, programs)
+    references = {}
+    for task_id in sorted({s["task_id"] for s in samples}):
+        problem = problems[task_id]
+        source, test = program_and_test(problem, canonical_solution(problem))
+        references[task_id] = ForeignProgram(problem.metadata["language"], source, test)
+    return _label(args, samples, programs, references)
 
 
 def run_multipl_e(args: argparse.Namespace) -> int:
@@ -154,8 +165,56 @@ def _warn_unsplit(samples: list[dict[str, Any]], programs: list[Any]) -> None:
         )
 
 
-def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: list[Any]) -> int:
-    """Run ``programs`` (one per sample) and write the labelled samples."""
+def calibrate(
+    args: argparse.Namespace,
+    samples: list[dict[str, Any]],
+    programs: list[Any],
+    references: dict[str, Any],
+    executor: Any,
+    limits: Any,
+) -> None:
+    """Give every program per-assertion CPU limits from its task's canonical solution, as
+    ``build humaneval-x`` does: ``limits.yaml``'s factor times the canonical's time on each
+    assertion, at least ``languages.yaml``'s ``calibrated_floor``, at most its ``timeout`` (which
+    an assertion the canonical fails keeps). Times are cached like the Python references'."""
+    from data_builders.dataset.humaneval_x import assertion_policy
+    from data_builders.execution.calibrate import (
+        DEFAULT_CONFIG,
+        LimitConfigError,
+        ReferenceTimes,
+        default_cache,
+        foreign_reference_key,
+        load_policy,
+    )
+
+    try:
+        policy = assertion_policy(load_policy(DEFAULT_CONFIG), limits)
+    except LimitConfigError as exc:
+        raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
+    cache_path = args.reference_cache or default_cache()
+    cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path, foreign_reference_key)
+    timed = cache.measure(references.values(), executor, policy, "time canonical solutions")
+    per_task = {task: cache.limits(program, policy) for task, program in references.items()}
+    for sample, program in zip(samples, programs, strict=True):
+        program.test_timeouts = per_task[sample["task_id"]] or None
+    n_tests = sum(len(v) for v in per_task.values())
+    at_floor = sum(limit <= policy.floor for v in per_task.values() for limit in v)
+    at_cap = sum(limit >= policy.cap for v in per_task.values() for limit in v)
+    print(
+        f"per-assertion CPU limits from {len(references)} canonical solutions ({timed} timed now,"
+        f" {len(references) - timed} cached): {at_floor} of {n_tests} assertions at the"
+        f" {policy.floor} s floor, {at_cap} at the {policy.cap} s cap"
+    )
+
+
+def _label(
+    args: argparse.Namespace,
+    samples: list[dict[str, Any]],
+    programs: list[Any],
+    references: dict[str, Any] | None = None,
+) -> int:
+    """Run ``programs`` (one per sample) and write the labelled samples; with ``references``
+    (task id -> canonical program) and no ``--timeout``, under limits calibrated from them."""
     from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
 
     check_toolchains({program.language for program in programs})
@@ -173,6 +232,8 @@ def _label(args: argparse.Namespace, samples: list[dict[str, Any]], programs: li
         ForeignExecutor(workers=args.workers, limits=limits) as executor,
         atomic_writer(args.out) as out,
     ):
+        if references and args.timeout is None:
+            calibrate(args, samples, programs, references, executor, limits)
         for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
             row = {k: v for k, v in sample.items() if k != "_line"}
             row.update(result.to_dict())

@@ -23,6 +23,18 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory):
+    """``label`` caches reference timings under $XDG_CACHE_HOME: keep the tests' out of ~."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _one_torch_thread() -> None:
     """Two threads made the first training steps ~10x slower on these 2-core machines."""
     try:

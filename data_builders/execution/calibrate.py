@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import platform
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,13 @@ def reference_key(program: Program) -> str:
     return hashlib.sha256(f"{_machine()}\n{blob}".encode()).hexdigest()[:32]
 
 
+def foreign_reference_key(program: Any) -> str:
+    """Cache key of a reference program in another language (a ``ForeignProgram``): its
+    language, source, test and this machine."""
+    blob = json.dumps([program.language, program.source, program.test])
+    return hashlib.sha256(f"{_machine()}\n{blob}".encode()).hexdigest()[:32]
+
+
 def default_cache() -> Path:
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(root) / "unice" / "reference_times.json"
@@ -112,10 +119,12 @@ def default_cache() -> Path:
 
 class ReferenceTimes:
     """Reference CPU seconds per test (None: the reference did not pass that test), cached
-    in a JSON file keyed by :func:`reference_key`; ``path=None`` keeps them in memory."""
+    in a JSON file keyed by ``key`` (:func:`reference_key`; :func:`foreign_reference_key` for
+    programs in other languages, timed per assertion); ``path=None`` keeps them in memory."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, key: Callable[[Any], str] = reference_key) -> None:
         self.path = path
+        self.key = key
         self.times: dict[str, list[float | None]] = {}
         if path is not None and path.exists():
             try:
@@ -132,7 +141,7 @@ class ReferenceTimes:
         progress: str | None = "time references",
     ) -> int:
         """Time every reference not cached yet; returns how many were timed."""
-        missing = {reference_key(p): p for p in references if reference_key(p) not in self.times}
+        missing = {self.key(p): p for p in references if self.key(p) not in self.times}
         if not missing:
             return 0
         runs = [
@@ -156,7 +165,7 @@ class ReferenceTimes:
         return len(missing)
 
     def limits(self, reference: Program, policy: LimitPolicy) -> list[float]:
-        return [policy.limit(seconds) for seconds in self.times[reference_key(reference)]]
+        return [policy.limit(seconds) for seconds in self.times[self.key(reference)]]
 
     def _save(self) -> None:
         if self.path is None:

@@ -17,17 +17,3 @@ def executor() -> Iterator[Executor]:
     """The best isolation this machine offers, 2 workers, 1 s CPU per test, 1 GiB memory."""
     with Executor(workers=2, limits=ExecutionLimits(timeout=1.0, memory_mb=1024)) as ex:
         yield ex
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """``label`` caches reference timings under $XDG_CACHE_HOME: keep the tests' out of ~."""
-    import os
-
-    before = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
-    yield
-    if before is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = before

@@ -109,3 +109,84 @@ def test_a_task_without_assertions_is_named_and_gets_no_tests(tmp_path: Path, ca
     row = json.loads(out.read_text())
     assert row["n_tests"] == 0 and row["pass_ratio"] == 0.0 and not row["passed"]
     assert "no assertion found in the test of 1 task(s) (JavaScript/0)" in capsys.readouterr().err
+
+
+class _TimedExecutor:
+    """Stands in for the foreign executor while timing canonical solutions: fixed per-assertion
+    outcomes, and a count of the programs it was asked to run."""
+
+    def __init__(self, outcomes):
+        self.outcomes, self.runs = outcomes, 0
+
+    def map(self, programs, progress=None):
+        from data_builders.execution.types import ProgramResult
+
+        for _ in programs:
+            self.runs += 1
+            yield ProgramResult(list(self.outcomes))
+
+
+def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys) -> None:
+    import argparse
+
+    from data_builders.execution.foreign import ForeignLimits, ForeignProgram
+    from data_builders.execution.types import TestOutcome
+    from data_builders.label_languages import calibrate
+
+    limits = ForeignLimits(timeout=3.0, calibrated_floor=0.5)
+    # limits.yaml's factor is 20: 0.001 s -> the 0.5 s floor, 0.1 s -> 2.0 s, a failed
+    # assertion -> the 3 s cap (the canonical says nothing about how long it should take)
+    ran = _TimedExecutor([TestOutcome("pass", 0.001), TestOutcome("pass", 0.1),
+                          TestOutcome("wrong_answer", 0.0)])  # fmt: skip
+    reference = ForeignProgram("js", "canonical", JS_TASK["test"])
+    samples = [{"task_id": "JavaScript/0"}] * 2
+    programs = [ForeignProgram("js", f"sample {i}", JS_TASK["test"]) for i in range(2)]
+    args = argparse.Namespace(reference_cache=tmp_path / "times.json")
+    calibrate(args, samples, programs, {"JavaScript/0": reference}, ran, limits)
+    assert [p.test_timeouts for p in programs] == [[0.5, 2.0, 3.0]] * 2
+    assert ran.runs == 1
+    assert "1 timed now, 0 cached): 1 of 3 assertions at the 0.5 s floor, 1 at the 3.0 s cap" in (
+        capsys.readouterr().out
+    )
+    # a second run reads the cached times and runs nothing
+    again = _TimedExecutor([])
+    programs = [ForeignProgram("js", "sample", JS_TASK["test"])]
+    calibrate(args, samples[:1], programs, {"JavaScript/0": reference}, again, limits)
+    assert again.runs == 0 and programs[0].test_timeouts == [0.5, 2.0, 3.0]
+
+
+def test_a_looping_assertion_stops_at_its_calibrated_limit(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    need("js")
+    from data_builders.execution.foreign import ForeignExecutor
+
+    limits_seen = []
+    original_run = ForeignExecutor.run
+
+    def recording_run(self, program):
+        limits_seen.append(program.test_timeouts)
+        return original_run(self, program)
+
+    monkeypatch.setattr(ForeignExecutor, "run", recording_run)
+    problems = _write(tmp_path / "humaneval_js.jsonl", [JS_TASK])
+    looping = "  if (x === 2) { while (true) {} }\n  return x + 1\n}\n"
+    samples = _write(
+        tmp_path / "samples.jsonl", [{"task_id": "JavaScript/0", "completion": looping}]
+    )
+    out = tmp_path / "out.jsonl"
+    argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems),
+            "--samples", str(samples), "--out", str(out), "--workers", "1",
+            "--reference-cache", "none"]  # fmt: skip
+    assert main(argv) == 0
+    assert "per-assertion CPU limits from 1 canonical solutions" in capsys.readouterr().out
+    row = json.loads(out.read_text())
+    assert row["status_counts"]["timeout"] == 1 and row["pass_ratio"] == pytest.approx(2 / 3)
+    # the canonical ran first with no limits of its own, then the sample under the calibrated
+    # ones: addOne takes microseconds, so every assertion is far below the flat 3 s
+    canonical, sample = limits_seen
+    assert canonical is None and len(sample) == 3 and all(0.5 <= t < 3.0 for t in sample)
+    limits_seen.clear()
+    assert main([*argv, "--timeout", "3"]) == 0
+    assert "per-assertion CPU limits" not in capsys.readouterr().out
+    assert limits_seen == [None]  # --timeout: one flat limit, nothing timed

@@ -87,6 +87,20 @@ func __unice_case(k int, f func() bool) bool {
 """
 
 
+def join_program(source: str, test: str) -> str:
+    """One Go file of a program and its test: the test's package clause and imports first, then
+    the source (its own package clause dropped), then the rest of the test. Go allows imports
+    only right after the package clause, and HumanEval-X's tests carry both, so
+    ``source + test`` would not compile (HumanEval-X's own harness orders them this way too)."""
+    header = _HEADER.match(test)
+    head = header.group(0) if header else "package main\n"
+    body = test[header.end() :] if header else test
+    source_header = re.match(r"\A\s*package\s+\w+\s*", source)
+    if source_header:
+        source = source[source_header.end() :]
+    return f"{head}\n{source}\n{body}\n"
+
+
 class Go(Language):
     name = "go"
     executables = ("go",)
@@ -143,14 +157,7 @@ class Go(Language):
 
     def driver(self, source: str, test: str) -> Driver:
         edits, calls = self._cases(test)
-        rewritten = replace_spans(test, edits)
-        header = _HEADER.match(rewritten)
-        head = header.group(0) if header else "package main\n"
-        body = rewritten[header.end() :] if header else rewritten
-        source_header = re.match(r"\A\s*package\s+\w+\s*", source)
-        if source_header:
-            source = source[source_header.end() :]
-        text = f"{head}\n{source}\n{body}\n"
+        text = join_program(source, replace_spans(test, edits))
         return Driver({"main_test.go": text, "unice_support_test.go": SUPPORT}, len(calls))
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
