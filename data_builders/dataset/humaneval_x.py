@@ -9,10 +9,14 @@ executor of another language:
    suites ``build humaneval`` makes, from the same extension cache) written as assertions of
    language L through the task's declared types (:mod:`data_builders.languages`). Their
    expected values are the Python reference's, so the task's canonical solution in L is run
-   on all of them once, and only the translated assertions it passes are kept: a C++
-   ``float`` result or a Rust ``u32`` that underflows is the language's answer, not a wrong
-   test. The card says how many were dropped and why (untranslatable, canonical fails).
-2. **limits**: the canonical run gives each kept assertion's CPU time; a candidate gets
+   on all of them ``canonical_runs`` times (``languages.yaml``, 2), and only the translated
+   assertions it passes in every run are kept: a C++ ``float`` result or a Rust ``u32`` that
+   underflows is the language's answer, not a wrong test, and an assertion a canonical with
+   undefined behaviour passes only sometimes (HumanEval-X's CPP/160 reads past its vectors on
+   some inputs) would mislabel correct candidates. The card says how many were dropped and
+   why (untranslatable, canonical fails).
+2. **limits**: the canonical runs give each kept assertion's CPU time (the slowest run's); a
+   candidate gets
    ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``,
    the policy of Python's ``build`` and ``label``), with ``floor`` and ``cap`` raised to the
    ``calibrated_floor`` and ``timeout`` of ``configs/build/languages.yaml`` (see
@@ -246,9 +250,10 @@ def prepare_tasks(
             test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
         )
 
+    runs = max(1, int(foreign.canonical_runs))
     with ForeignExecutor(workers=workers, limits=reference_limits) as executor:
-        programs = [canonical(t, extended=True) for t in prepared]
-        results = list(executor.map(programs, "canonical solutions"))
+        programs = [canonical(t, extended=True) for t in prepared for _ in range(runs)]
+        results = every_run(list(executor.map(programs, "canonical solutions")), runs)
         # Translated assertions that do not compile would take the task's own tests with
         # them: such tasks are rerun on their own tests alone and keep none.
         redo = [
@@ -258,7 +263,8 @@ def prepare_tasks(
             and not prepared[i].dropped_all
             and r.status_counts.get("compile_error")
         ]
-        alone = executor.map([canonical(prepared[i], extended=False) for i in redo])
+        again = [canonical(prepared[i], extended=False) for i in redo for _ in range(runs)]
+        alone = every_run(list(executor.map(again)), runs)
         for i, result in zip(redo, alone, strict=True):
             results[i] = result
             prepared[i].dropped_all = "translation_does_not_compile"
@@ -266,6 +272,24 @@ def prepare_tasks(
     for (index, problem), task, result in zip(problems, prepared, results, strict=True):
         records.append(_task_record(index, problem, task, result, limits, language))
     return records
+
+
+def every_run(results: Sequence[ProgramResult], runs: int) -> list[ProgramResult]:
+    """One result per program from ``runs`` consecutive results of it: an assertion passes
+    only if it passed in every run (its time the slowest run's); otherwise it keeps the first
+    run's failing outcome."""
+    merged = []
+    for start in range(0, len(results), runs):
+        group = results[start : start + runs]
+        outcomes = []
+        for per_run in zip(*(r.outcomes for r in group), strict=True):
+            failed = next((o for o in per_run if o.status != "pass"), None)
+            if failed is None:
+                outcomes.append(dataclasses.replace(per_run[0], time=max(o.time for o in per_run)))
+            else:
+                outcomes.append(failed)
+        merged.append(ProgramResult(outcomes, group[0].isolation))
+    return merged
 
 
 def _task_record(

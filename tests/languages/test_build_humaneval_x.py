@@ -305,3 +305,21 @@ def test_shards_merge_into_the_whole_build(tmp_path: Path) -> None:
     assert merged == straight and len(merged) == 4
     stats = json.loads((tmp_path / "merged" / "stats.json").read_text())
     assert stats["translation"]["kept"] == 4 and stats["language"] == "js"
+
+
+def test_an_assertion_is_kept_only_if_the_canonical_passed_every_run() -> None:
+    from data_builders.execution.types import ProgramResult, TestOutcome
+
+    def result(*statuses: tuple[str, float]) -> ProgramResult:
+        return ProgramResult([TestOutcome(s, t) for s, t in statuses], "bwrap")
+
+    first = result(("pass", 0.01), ("pass", 0.02), ("signal", 0.0))
+    second = result(("pass", 0.03), ("runtime_error", 0.0), ("pass", 0.01))
+    other = result(("pass", 0.5))
+    merged = humaneval_x.every_run([first, second, other, other], runs=2)
+    assert [[(o.status, o.time) for o in r.outcomes] for r in merged] == [
+        [("pass", 0.03), ("runtime_error", 0.0), ("signal", 0.0)],  # slowest pass; first failure
+        [("pass", 0.5)],
+    ]
+    assert merged[0].isolation == "bwrap"
+    assert humaneval_x.every_run([first], runs=1)[0].outcomes == first.outcomes
