@@ -15,6 +15,11 @@ that problem set, it is timed on the same samples and the pass/fail agreement is
     python benchmarks/label_vs_plain_harness.py --language cpp \\
         --problems-file ../shared/data/humaneval_x/humaneval_cpp.jsonl.gz --samples S.jsonl
 
+``label`` runs as a user runs it: per-assertion limits calibrated from each task's canonical
+solution (HumanEval-X; MultiPL-E has no reference, so a flat 3 s), the canonical solutions
+timed within the measured time. The plain harness gives a program MultiPL-E's whole-program
+timeouts (5-30 s).
+
 Timings are wall-clock on whatever else the machine is doing: compare the two figures of one run.
 """
 
@@ -215,6 +220,9 @@ def label_rows(
             sys.executable, "-m", "data_builders", "label", "--problems", fmt,
             "--problems-file", str(problems_file), "--samples", str(samples),
             "--out", str(out), "--workers", str(workers),
+            # HumanEval-X: per-assertion limits calibrated from the canonical solutions, timed
+            # afresh inside the measured time (no cache), so label pays for its calibration
+            "--reference-cache", "none",
         ]  # fmt: skip
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
         started = time.monotonic()
