@@ -133,6 +133,10 @@ def test_exact_prior_is_learned_and_saved(tmp_path):
     [
         ({"exact_prior": "rouge_l"}, "needs exact_features=true"),
         ({"structure_features": True}, "structure_features .*needs exact_features=true"),
+        (
+            {"structure_target": "pooler", "exact_features": True},
+            "structure_target='pooler' is not allowed",
+        ),
         ({"exact_prior": "parses", "exact_features": True}, "exact_prior='parses' is not allowed"),
         (
             {"exact_prior": "rouge_l", "exact_features": True, "untrained_cosine": True},
@@ -272,3 +276,37 @@ def test_the_adopted_zeroshot_configuration_trains_and_scores_alike(
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["example_spearman"] == pytest.approx(metrics["best/example_spearman"])
+
+
+def test_structure_facts_on_the_exec_logit_only(tmp_path):
+    model = build_tiny_model(seed=5, architecture="estimator", exact_features=True,
+                             structure_features=True, structure_target="exec")  # fmt: skip
+    hidden = 64
+    assert model.config.feature_size == hidden + 2 * (3 * hidden + 1) + len(FEATURE_NAMES)
+    encoder = InputEncoder.from_config(model.tokenizer, model.config)
+    batch = Collator(encoder, model.config.formats, "estimator")(_samples())
+    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    assert batch["exact_features"].shape[1] == width  # computed, then split head / Exec term
+    inputs = {k: v for k, v in batch.items() if k not in ("labels", "group_ids", "format_ids",
+                                                          "sample_index")}  # fmt: skip
+    model.eval()
+    with torch.no_grad():
+        before = model(**inputs).logits
+        flipped = dict(inputs, exact_features=inputs["exact_features"].clone())
+        flipped["exact_features"][:, len(FEATURE_NAMES) :] = (
+            1.0 - flipped["exact_features"][:, len(FEATURE_NAMES) :]
+        )
+        # zero at the start: the structure facts change nothing until trained
+        torch.testing.assert_close(model(**flipped).logits, before)
+        model.exec_structure.weight.fill_(0.5)
+        after, moved = model(**inputs).logits, model(**flipped).logits
+    torch.testing.assert_close(moved[:, 0], after[:, 0])  # PassRatio never sees them
+    assert not torch.allclose(moved[:, 1], after[:, 1])  # the Exec logit does
+    model.train()
+    loss, _ = batch_loss(model, batch, model.config.loss_weights)
+    loss.backward()
+    assert model.exec_structure.weight.grad.abs().sum() > 0
+    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
+    assert loaded.config.structure_target == "exec"
+    kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
+    assert loaded.score(**kwargs) == model.eval().score(**kwargs)

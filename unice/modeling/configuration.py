@@ -33,6 +33,9 @@ TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
 RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 """How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
+STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec")
+"""Where ``structure_features`` go: into the head (every output), or a linear term on the Exec
+logit only."""
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
@@ -102,6 +105,9 @@ class UniCEConfig(PretrainedConfig):
             list of AST node kinds (calls, subscripts, assignments, loops...), whether g has
             fewer and whether it has more of them than the reference: static facts of g against
             r that a crash often follows (``unice.data.features.structure_features``).
+        structure_target: where the structure facts go: ``head`` (the head's input, every output
+            sees them) or ``exec`` (only a linear term on the Exec logit, zero before training,
+            so PassRatio and the ranking cannot lean on them).
         exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
             the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
             learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
@@ -153,6 +159,7 @@ class UniCEConfig(PretrainedConfig):
     untrained_cosine: bool = False
     exact_features: bool = False
     structure_features: bool = False
+    structure_target: str = "head"
     exact_prior: str | None = None
     comparison_only: bool = False
     clean_generated: bool = False
@@ -187,6 +194,7 @@ class UniCEConfig(PretrainedConfig):
                 raise ModelConfigError(
                     f"{switch} compares segments encoded alone; it needs architecture=estimator"
                 )
+        _check_choice("structure_target", self.structure_target, STRUCTURE_TARGETS)
         if self.structure_features and not self.exact_features:
             raise ModelConfigError(
                 "structure_features extends the exact features; it needs exact_features=true"
@@ -244,8 +252,18 @@ class UniCEConfig(PretrainedConfig):
         size = (0 if self.comparison_only else hidden) + 2 * per_segment
         if self.exact_features:
             size += len(FEATURE_NAMES)
-            size += len(STRUCTURE_FEATURES) if self.structure_features else 0
+            size += len(STRUCTURE_FEATURES) if self.structure_in_head else 0
         return size
+
+    @property
+    def structure_in_head(self) -> bool:
+        """Whether the head's input carries the structure facts (``structure_target: head``)."""
+        return bool(self.structure_features) and self.structure_target == "head"
+
+    @property
+    def structure_on_exec(self) -> bool:
+        """Whether the structure facts feed a linear term on the Exec logit alone."""
+        return bool(self.structure_features) and self.structure_target == "exec"
 
     @property
     def use_token_types(self) -> bool:

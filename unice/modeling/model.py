@@ -11,7 +11,7 @@ from torch import nn
 from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
-from unice.data.features import FEATURE_NAMES
+from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
@@ -229,7 +229,13 @@ class UniCEModel(UniCEPreTrainedModel):
             self.untrained_encoder.requires_grad_(False)
         if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
+        if config.structure_on_exec:
+            self.exec_structure = nn.Linear(len(STRUCTURE_FEATURES), 1)
         self.post_init()
+        if config.structure_on_exec:  # the untrained Exec logit is the head's alone
+            with torch.no_grad():
+                self.exec_structure.weight.zero_()
+                self.exec_structure.bias.zero_()
         if self._has_prior:  # the untrained PassRatio logit is the prior alone
             last = self.head.net[-1]
             with torch.no_grad():
@@ -314,7 +320,10 @@ class UniCEModel(UniCEPreTrainedModel):
             if self.config.exact_features:
                 if exact_features is None:
                     raise ValueError("this model was built with exact_features; pass them")
-                features = torch.cat([features, exact_features.to(features.dtype)], dim=-1)
+                in_head = exact_features
+                if not self.config.structure_in_head:  # the head sees the plain exact features
+                    in_head = exact_features[:, : len(FEATURE_NAMES)]
+                features = torch.cat([features, in_head.to(features.dtype)], dim=-1)
         else:
             if input_ids is None or attention_mask is None:
                 raise ValueError("a cross model takes input_ids and attention_mask")
@@ -327,6 +336,11 @@ class UniCEModel(UniCEPreTrainedModel):
                 prior = feature_prior(exact_features, self.config.exact_prior)
             shift = torch.zeros_like(logits)
             shift[:, 0] = self.prior_scale * prior.to(logits.dtype)
+            logits = logits + shift
+        if self.config.structure_on_exec:
+            structure = exact_features[:, len(FEATURE_NAMES) :].to(logits.dtype)
+            shift = torch.zeros_like(logits)
+            shift[:, 1] = self.exec_structure(structure).squeeze(-1)
             logits = logits + shift
         loss = None
         if labels is not None:

@@ -25,6 +25,7 @@ MODEL_FIELDS = (
     "untrained_cosine",
     "exact_features",
     "structure_features",
+    "structure_target",
     "exact_prior",
     "comparison_only",
     "clean_generated",
