@@ -152,3 +152,35 @@ def test_java_rows_assert_each_element_of_correct_in_class_problem():
     assert "class Problem {" in row["prompt"] and "class Solution" not in row["prompt"]
     assert row["tests"].startswith("    }\n    public static void main(String[] args) {\n")
     assert "        assert(s.add(1, 2) == 3);\n        assert(s.add(0, 0) == 0);\n" in row["tests"]
+
+
+def test_humaneval_x_go_programs_run_their_tests_in_the_plain_harness(tmp_path):
+    import json
+
+    from data_builders.execution.languages.go import GOPATH
+
+    if shutil.which("go") is None or not Path(GOPATH, "src/github.com/stretchr/testify").is_dir():
+        pytest.skip("go or Debian's golang-github-stretchr-testify-dev absent")
+    task = {
+        "task_id": "Go/0",
+        "prompt": 'import (\n    "math"\n)\n\n// Absolute difference.\nfunc Dist(a, b float64) float64 {\n',
+        "import": 'import (\n    "math"\n)\n',
+        "declaration": "\nfunc Dist(a, b float64) float64 {\n",
+        "canonical_solution": "    return math.Abs(a - b)\n}\n",
+        "test": "func TestDist(t *testing.T) {\n    assert := assert.New(t)\n"
+        "    assert.Equal(1.0, Dist(1, 2))\n    assert.Equal(2.0, Dist(3, 1))\n}\n",
+        "test_setup": 'package main\n\nimport (\n    "testing"\n'
+        '    "github.com/stretchr/testify/assert"\n)\n',
+        "example_test": "",
+    }
+    problems = tmp_path / "humaneval_go.jsonl"
+    problems.write_text(json.dumps(task) + "\n")
+    samples = tmp_path / "samples.jsonl"
+    completions = [task["canonical_solution"], "    return a - b\n}\n", "    return a -\n}\n"]
+    samples.write_text("".join(json.dumps({"task_id": "Go/0", "completion": c}) + "\n"
+                               for c in completions))  # fmt: skip
+    programs = harness.build_programs("humaneval-x", "go", problems, samples)
+    # the test's package clause and imports lead the file (Go allows them nowhere else)
+    assert all(p.lstrip().startswith("package main") for _, p in programs)
+    stages = [harness.run_plain("go", p).stage for _, p in programs]
+    assert stages == ["ok", "run", "compile"]
