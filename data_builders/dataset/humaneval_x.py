@@ -9,14 +9,14 @@ executor of another language:
    suites ``build humaneval`` makes, from the same extension cache) written as assertions of
    language L through the task's declared types (:mod:`data_builders.languages`). Their
    expected values are the Python reference's, so the task's canonical solution in L is run
-   on all of them ``canonical_runs`` times (``languages.yaml``, 2), and only the translated
-   assertions it passes in every run are kept: a C++ ``float`` result or a Rust ``u32`` that
-   underflows is the language's answer, not a wrong test, and an assertion a canonical with
-   undefined behaviour passes only sometimes (HumanEval-X's CPP/160 reads past its vectors on
-   some inputs) would mislabel correct candidates. The card says how many were dropped and
-   why (untranslatable, canonical fails).
-2. **limits**: the canonical runs give each kept assertion's CPU time (the slowest run's); a
-   candidate gets
+   on all of them, and only the translated assertions it passes are kept: a C++ ``float``
+   result or a Rust ``u32`` that underflows is the language's answer, not a wrong test. It
+   then runs again on the test candidates will get (``canonical_runs``, ``languages.yaml``: 2
+   runs in all), and an assertion it fails there is dropped too: a canonical with undefined
+   behaviour (HumanEval-X's CPP/160 reads past its vectors on some inputs) can pass an
+   assertion in one test and crash on it in a smaller one. The card says how many were
+   dropped and why (untranslatable, canonical fails).
+2. **limits**: the last canonical run gives each kept assertion's CPU time; a candidate gets
    ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``,
    the policy of Python's ``build`` and ``label``), with ``floor`` and ``cap`` raised to the
    ``calibrated_floor`` and ``timeout`` of ``configs/build/languages.yaml`` (see
@@ -195,6 +195,7 @@ class _Prepared:
     cases: int  # HE-Eval's extended cases for this task
     untranslatable: Counter[str]
     dropped_all: str = ""  # why every translated assertion was dropped unrun, if they were
+    failed: Counter[str] = dataclasses.field(default_factory=Counter)  # dropped in earlier runs
 
 
 def _prepare(
@@ -250,10 +251,9 @@ def prepare_tasks(
             test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
         )
 
-    runs = max(1, int(foreign.canonical_runs))
     with ForeignExecutor(workers=workers, limits=reference_limits) as executor:
-        programs = [canonical(t, extended=True) for t in prepared for _ in range(runs)]
-        results = every_run(list(executor.map(programs, "canonical solutions")), runs)
+        programs = [canonical(t, extended=True) for t in prepared]
+        results = list(executor.map(programs, "canonical solutions"))
         # Translated assertions that do not compile would take the task's own tests with
         # them: such tasks are rerun on their own tests alone and keep none.
         redo = [
@@ -263,33 +263,55 @@ def prepare_tasks(
             and not prepared[i].dropped_all
             and r.status_counts.get("compile_error")
         ]
-        again = [canonical(prepared[i], extended=False) for i in redo for _ in range(runs)]
-        alone = every_run(list(executor.map(again)), runs)
+        alone = executor.map([canonical(prepared[i], extended=False) for i in redo])
         for i, result in zip(redo, alone, strict=True):
             results[i] = result
             prepared[i].dropped_all = "translation_does_not_compile"
+        # Every further run is the canonical on the test candidates would get from the runs
+        # so far (its own tests plus the translated assertions it passed): a program with
+        # undefined behaviour (CPP/160 reads past its vectors) can pass an assertion in one
+        # test and crash on it in a smaller one, whose memory layout differs.
+        for _ in range(max(1, int(foreign.canonical_runs)) - 1):
+            for task, result in zip(prepared, results, strict=True):
+                narrow(task, result)
+            again = executor.map(
+                [canonical(t, extended=True) for t in prepared], "canonical, again"
+            )
+            results = [
+                with_originals_of(before, after, task.n_original)
+                for before, after, task in zip(results, again, prepared, strict=True)
+            ]
     records = []
     for (index, problem), task, result in zip(problems, prepared, results, strict=True):
         records.append(_task_record(index, problem, task, result, limits, language))
     return records
 
 
-def every_run(results: Sequence[ProgramResult], runs: int) -> list[ProgramResult]:
-    """One result per program from ``runs`` consecutive results of it: an assertion passes
-    only if it passed in every run (its time the slowest run's); otherwise it keeps the first
-    run's failing outcome."""
-    merged = []
-    for start in range(0, len(results), runs):
-        group = results[start : start + runs]
-        outcomes = []
-        for per_run in zip(*(r.outcomes for r in group), strict=True):
-            failed = next((o for o in per_run if o.status != "pass"), None)
-            if failed is None:
-                outcomes.append(dataclasses.replace(per_run[0], time=max(o.time for o in per_run)))
-            else:
-                outcomes.append(failed)
-        merged.append(ProgramResult(outcomes, group[0].isolation))
-    return merged
+def narrow(task: _Prepared, result: ProgramResult) -> None:
+    """Keep only the translated assertions the canonical passed in ``result``; the others are
+    counted by status in ``task.failed``."""
+    if task.dropped_all:
+        return
+    extended = result.outcomes[task.n_original :]
+    task.failed.update(o.status for o in extended if o.status != "pass")
+    task.assertions = [
+        a for a, o in zip(task.assertions, extended, strict=True) if o.status == "pass"
+    ]
+
+
+def with_originals_of(
+    before: ProgramResult, after: ProgramResult, n_original: int
+) -> ProgramResult:
+    """``after``, whose own-test outcomes count as passed only if they passed in ``before``
+    too (a canonical that fails its own test once fails it)."""
+    outcomes = list(after.outcomes)
+    pairs = zip(before.outcomes[:n_original], outcomes[:n_original], strict=False)
+    for i, (old, new) in enumerate(pairs):  # a test that did not split has no outcomes
+        if old.status != "pass":
+            outcomes[i] = old
+        elif new.status == "pass":
+            outcomes[i] = dataclasses.replace(new, time=max(old.time, new.time))
+    return ProgramResult(outcomes, after.isolation)
 
 
 def _task_record(
@@ -308,7 +330,7 @@ def _task_record(
     n_original = min(task.n_original, len(outcomes))
     originals = outcomes[:n_original]
     extended = outcomes[n_original:] if len(outcomes) > n_original else []
-    failed: Counter[str] = Counter()
+    failed: Counter[str] = Counter(task.failed)
     kept, kept_times = [], []
     if task.dropped_all:  # run on its own tests alone: no translated assertion kept
         failed[task.dropped_all] = len(task.assertions)

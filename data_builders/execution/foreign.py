@@ -82,8 +82,8 @@ class ForeignLimits:
     # it within extended_reference_limit CPU s; no calibrated limit is below calibrated_floor
     extended_reference_limit: float = 0.5
     calibrated_floor: float = 0.5
-    # build humaneval-x: the canonical solution runs this many times; a translated assertion is
-    # kept only if it passed every run (undefined behaviour can pass once and crash once)
+    # build humaneval-x: the canonical solution runs this many times, each run on the test the
+    # runs before it left; a translated assertion is kept only if it passed every run
     canonical_runs: int = 2
 
     @classmethod

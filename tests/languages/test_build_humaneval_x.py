@@ -307,19 +307,33 @@ def test_shards_merge_into_the_whole_build(tmp_path: Path) -> None:
     assert stats["translation"]["kept"] == 4 and stats["language"] == "js"
 
 
-def test_an_assertion_is_kept_only_if_the_canonical_passed_every_run() -> None:
+def test_a_second_canonical_run_on_the_kept_test_drops_what_it_fails() -> None:
+    from collections import Counter
+
     from data_builders.execution.types import ProgramResult, TestOutcome
 
     def result(*statuses: tuple[str, float]) -> ProgramResult:
         return ProgramResult([TestOutcome(s, t) for s, t in statuses], "bwrap")
 
-    first = result(("pass", 0.01), ("pass", 0.02), ("signal", 0.0))
-    second = result(("pass", 0.03), ("runtime_error", 0.0), ("pass", 0.01))
-    other = result(("pass", 0.5))
-    merged = humaneval_x.every_run([first, second, other, other], runs=2)
-    assert [[(o.status, o.time) for o in r.outcomes] for r in merged] == [
-        [("pass", 0.03), ("runtime_error", 0.0), ("signal", 0.0)],  # slowest pass; first failure
-        [("pass", 0.5)],
+    own = "int main() {\n    assert (f(0) == 0);\n}\n"
+    task = humaneval_x._Prepared(None, "src", own, 1, ["a1", "a2", "a3"], 3, Counter())
+    first = result(("pass", 0.02), ("pass", 0.01), ("wrong_answer", 0.0), ("pass", 0.01))
+    humaneval_x.narrow(task, first)
+    assert task.assertions == ["a1", "a3"] and task.failed == Counter(wrong_answer=1)
+    # run two, on the test the candidates would get: a3 now crashes, the own test is slower
+    second = result(("pass", 0.05), ("pass", 0.01), ("signal", 0.0))
+    merged = humaneval_x.with_originals_of(first, second, task.n_original)
+    assert [(o.status, o.time) for o in merged.outcomes] == [
+        ("pass", 0.05),
+        ("pass", 0.01),
+        ("signal", 0.0),
     ]
-    assert merged[0].isolation == "bwrap"
-    assert humaneval_x.every_run([first], runs=1)[0].outcomes == first.outcomes
+    # an own test failed once stays failed
+    failed_once = result(("runtime_error", 0.0), ("pass", 0.01), ("pass", 0.0), ("pass", 0.0))
+    assert humaneval_x.with_originals_of(failed_once, second, 1).outcomes[0].status == (
+        "runtime_error"
+    )
+    problem = humaneval_x.Problem("CPP/0", "p", "", "p r", None, "t", {"language": "cpp"})
+    record = humaneval_x._task_record(0, problem, task, merged, humaneval_x.LimitPolicy(), "cpp")
+    assert record["translation"]["canonical_fails"] == {"wrong_answer": 1, "signal": 1}
+    assert record["translation"]["kept"] == 1 and record["n_tests"] == 2
