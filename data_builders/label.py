@@ -132,18 +132,10 @@ def calibrated_limits(
     problems: dict[str, Problem], task_ids: set[str], executor: Any, policy: Any, cache: Any
 ) -> dict[str, list[float]]:
     """Per-test CPU limits for each task, from its reference's (cached) timings."""
+    from data_builders.execution.calibrate import limits_by_task
+
     references = {task: reference_program(problems[task]) for task in sorted(task_ids)}
-    timed = cache.measure(references.values(), executor, policy)
-    limits = {task: cache.limits(program, policy) for task, program in references.items()}
-    n_tests = sum(len(v) for v in limits.values())
-    at_floor = sum(limit <= policy.floor for v in limits.values() for limit in v)
-    uncalibrated = sum(limit >= policy.cap for v in limits.values() for limit in v)
-    print(
-        f"per-test CPU limits from {len(references)} reference solutions ({timed} timed now,"
-        f" {len(references) - timed} cached): {at_floor} of {n_tests} tests at the"
-        f" {policy.floor} s floor, {uncalibrated} at the {policy.cap} s cap"
-    )
-    return limits
+    return limits_by_task(references, executor, policy, cache)
 
 
 def run(args: argparse.Namespace) -> int:

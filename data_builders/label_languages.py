@@ -184,6 +184,7 @@ def calibrate(
         ReferenceTimes,
         default_cache,
         foreign_reference_key,
+        limits_by_task,
         load_policy,
     )
 
@@ -193,18 +194,11 @@ def calibrate(
         raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
     cache_path = args.reference_cache or default_cache()
     cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path, foreign_reference_key)
-    timed = cache.measure(references.values(), executor, policy, "time canonical solutions")
-    per_task = {task: cache.limits(program, policy) for task, program in references.items()}
+    per_task = limits_by_task(
+        references, executor, policy, cache, "canonical solutions", "assertions"
+    )
     for sample, program in zip(samples, programs, strict=True):
         program.test_timeouts = per_task[sample["task_id"]] or None
-    n_tests = sum(len(v) for v in per_task.values())
-    at_floor = sum(limit <= policy.floor for v in per_task.values() for limit in v)
-    at_cap = sum(limit >= policy.cap for v in per_task.values() for limit in v)
-    print(
-        f"per-assertion CPU limits from {len(references)} canonical solutions ({timed} timed now,"
-        f" {len(references) - timed} cached): {at_floor} of {n_tests} assertions at the"
-        f" {policy.floor} s floor, {at_cap} at the {policy.cap} s cap"
-    )
 
 
 def _label(

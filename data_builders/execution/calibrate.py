@@ -179,6 +179,30 @@ class ReferenceTimes:
             pass  # a cache that cannot be written only costs a re-measurement next time
 
 
+def limits_by_task(
+    references: dict[str, Any],
+    executor: Any,
+    policy: LimitPolicy,
+    cache: ReferenceTimes,
+    what: str = "reference solutions",
+    unit: str = "tests",
+) -> dict[str, list[float]]:
+    """Per-test CPU limits for each task (task id -> its reference program), from the
+    references' cached timings (the missing ones timed now); prints one line saying how many
+    were timed and how many tests sit at the floor and at the cap."""
+    timed = cache.measure(references.values(), executor, policy, f"time {what}")
+    limits = {task: cache.limits(program, policy) for task, program in references.items()}
+    n_tests = sum(len(v) for v in limits.values())
+    at_floor = sum(limit <= policy.floor for v in limits.values() for limit in v)
+    at_cap = sum(limit >= policy.cap for v in limits.values() for limit in v)
+    print(
+        f"per-{unit[:-1]} CPU limits from {len(references)} {what} ({timed} timed now,"
+        f" {len(references) - timed} cached): {at_floor} of {n_tests} {unit} at the"
+        f" {policy.floor} s floor, {at_cap} at the {policy.cap} s cap"
+    )
+    return limits
+
+
 def _slower(a: float | None, b: float | None) -> float | None:
     """The slower of two runs; a test the reference failed in any run stays uncalibrated."""
     return None if a is None or b is None else max(a, b)
