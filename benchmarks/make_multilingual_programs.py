@@ -26,15 +26,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data_builders.errors import UserError  # noqa: E402
+from data_builders.execution.languages import get_language  # noqa: E402
 from data_builders.jsonl import write_jsonl  # noqa: E402
 
-# MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem).
+# MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem; each
+# language module keeps them, as `build humaneval-x --generate` cuts at them too).
 STOP_TOKENS = {
-    "cpp": ["\n}"],
-    "java": ["\n    }\n"],
-    "js": ["\nfunction ", "\n/*", "\n//", "\nconsole.log"],
-    "go": ["\nfunc", "struct", "\n// "],
-    "rust": ["\n}"],
+    name: list(get_language(name).stop_tokens) for name in ("cpp", "java", "js", "go", "rust")
 }
 # MultiPL-E's language field for these (its Go rows are run as *_test.go files).
 MULTIPL_E_LANGUAGE = {"go": "go_test.go", "rust": "rs"}

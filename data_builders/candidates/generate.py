@@ -146,6 +146,7 @@ def replies_to_candidates(
     source: str,
     settings: SamplingSettings,
     what: str,
+    chat: bool = True,
 ) -> Iterator[Candidate]:
     """The candidates of the replies that arrived, in slot order, after one warning line for
     the ``failures`` (left out, not faked: the reply cache lets a rerun ask for them again).
@@ -161,12 +162,17 @@ def replies_to_candidates(
         )
     for slot, (problem, index, _) in enumerate(slots):
         if slot in replies:
-            program = to_program(problem, replies[slot], True, settings)
+            program = to_program(problem, replies[slot], chat, settings)
             yield Candidate(problem.task_id, program, source, "generate", index)
 
 
 def to_program(problem: Problem, text: str, chat: bool, settings: SamplingSettings) -> str:
-    """The complete program for one generated text (see data_builders.candidates.prompts)."""
+    """The complete program for one generated text (see data_builders.candidates.prompts;
+    a HumanEval-X problem's continuation: :func:`data_builders.problems.humaneval_x.program_from_continuation`)."""
+    if not chat and problem.metadata.get("dataset") == "humaneval-x":
+        from data_builders.problems.humaneval_x import program_from_continuation
+
+        return program_from_continuation(problem, text)
     if chat:
         return program_from_reply(problem, extract_code(text, problem.entry_point))
     return program_from_completion(problem, text, settings.stop, settings.whole_program)

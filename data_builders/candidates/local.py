@@ -128,6 +128,10 @@ class Engine(Protocol):
         """``{"reply", "prompt_tokens", "completion_tokens"}`` for one request."""
         ...
 
+    def complete(self, prompt: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The same for a plain continuation of ``prompt`` (no chat template)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -180,6 +184,18 @@ class XllamaEngine:
             "completion_tokens": usage.get("completion_tokens"),
         }
 
+    def complete(self, prompt: str, params: dict[str, Any]) -> dict[str, Any]:
+        result = self._server.handle_completions({"prompt": prompt, **params})
+        if not isinstance(result, dict) or not result.get("choices"):
+            message = result.get("message", result) if isinstance(result, dict) else result
+            raise EngineError(f"llama.cpp error: {str(message)[:200]}")
+        usage = result.get("usage", {})
+        return {
+            "reply": result["choices"][0].get("text") or "",
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "completion_tokens": usage.get("completion_tokens"),
+        }
+
     def close(self) -> None:
         self._server = None
 
@@ -189,8 +205,9 @@ def load_engine(gguf: Path, settings: EngineSettings) -> Engine:
     return XllamaEngine(gguf, settings)
 
 
-def request_params(settings: SamplingSettings, seed: int) -> dict[str, Any]:
-    """The sampling parameters of one request (also its cache key, with the messages)."""
+def request_params(settings: SamplingSettings, seed: int, complete: bool = False) -> dict[str, Any]:
+    """The sampling parameters of one request (also its cache key, with the messages); a
+    continuation (``complete``) stops at ``settings.stop``, a chat reply at ``chat_stop``."""
     params: dict[str, Any] = {
         "temperature": settings.temperature,
         "max_tokens": settings.max_new_tokens,
@@ -198,8 +215,9 @@ def request_params(settings: SamplingSettings, seed: int) -> dict[str, Any]:
     }
     if settings.temperature > 0:
         params.update(top_p=settings.top_p, top_k=TOP_K, min_p=0.0)
-    if settings.chat_stop:
-        params["stop"] = list(settings.chat_stop)
+    stops = settings.stop if complete else settings.chat_stop
+    if stops:
+        params["stop"] = list(stops)
     return params
 
 
@@ -211,12 +229,15 @@ def local_candidates(
     engine: Engine | None = None,
     cache_root: Path | None = None,
     progress: bool = True,
+    complete: bool = False,
 ) -> Iterator[Candidate]:
     """Yield up to ``settings.n`` candidates per problem, in problem and sample order.
 
     Cached replies are reused; the engine is loaded only when something is missing
     (``engine`` is injected by tests). A request the engine fails leaves its candidate out,
-    with one warning at the end; rerunning generates exactly those.
+    with one warning at the end; rerunning generates exactly those. ``complete``: the model
+    continues each problem's prompt as plain text (``build humaneval-x``: as MultiPL-E and
+    HumanEval-X's own harness generate), instead of answering the chat instruction.
     """
     from data_builders.openai_client.cache import ReplyCache, request_key
 
@@ -228,9 +249,13 @@ def local_candidates(
     replies: dict[int, str] = {}
     jobs: list[tuple[int, list[dict[str, str]], dict[str, Any]]] = []
     for problem in problems:
-        messages = chat_messages(settings.instruction, problem, settings.system)
+        if complete:  # the cache key tells a continuation from a chat of the same text
+            messages = [{"role": "continue", "content": problem.prompt}]
+        else:
+            messages = chat_messages(settings.instruction, problem, settings.system)
         for index in range(settings.n):
-            params = request_params(settings, settings.sample_seed(problem.task_id, index))
+            seed = settings.sample_seed(problem.task_id, index)
+            params = request_params(settings, seed, complete)
             key = request_key(CACHE_BACKEND, f"{engine_name}:{gguf.name}", messages, params)
             cached = cache.get(key)
             if cached is not None:
@@ -238,10 +263,12 @@ def local_candidates(
             else:
                 jobs.append((len(slots), messages, params))
             slots.append((problem, index, key))
-    failures = _run_jobs(jobs, slots, replies, cache, gguf, engine_settings, engine, progress)
+    failures = _run_jobs(
+        jobs, slots, replies, cache, gguf, engine_settings, engine, progress, complete
+    )
     source = f"generate:local:{gguf.stem}"
     yield from replies_to_candidates(
-        slots, replies, failures, source, settings, "local generations"
+        slots, replies, failures, source, settings, "local generations", chat=not complete
     )
 
 
@@ -254,8 +281,10 @@ def _run_jobs(
     engine_settings: EngineSettings,
     engine: Engine | None,
     progress: bool,
+    complete: bool = False,
 ) -> list[str]:
-    """Answer ``jobs`` with ``parallel`` requests in flight, caching each reply at once."""
+    """Answer ``jobs`` with ``parallel`` requests in flight, caching each reply at once
+    (``complete``: each job's one message is a prompt to continue)."""
     if not jobs:
         return []
     own = engine is None
@@ -267,7 +296,10 @@ def _run_jobs(
     def one(job: tuple[int, list[dict[str, str]], dict[str, Any]]) -> None:
         slot, messages, params = job
         try:
-            answer = engine.chat(messages, params)
+            if complete:
+                answer = engine.complete(messages[0]["content"], params)
+            else:
+                answer = engine.chat(messages, params)
         except EngineError as exc:
             with lock:
                 failures.append(str(exc))

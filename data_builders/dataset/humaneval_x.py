@@ -93,11 +93,14 @@ def check_request(request: Any) -> None:
             "benchmarks/make_multilingual_programs.py and pass them as --samples"
         )
     if request.generate:
-        raise UserError(
-            "build humaneval-x: --generate is Python-only for now (completions are cut at the "
-            "first line back at column 0, which drops a brace language's closing '}', and chat "
-            "replies are searched for Python code); generate elsewhere and pass --samples"
-        )
+        from data_builders.candidates.local import is_local
+
+        if not is_local(request.generate):
+            raise UserError(
+                "build humaneval-x: --generate local[:GGUF] is the generator for other languages"
+                " (the model continues each prompt, cut at the language's stop tokens); "
+                f"{request.generate!r} answers chat instructions, searched for Python code"
+            )
     if request.executor is not None and request.executor.executor != "local":
         raise UserError(
             f"build humaneval-x runs {LANGUAGE_NAMES[request.language]} programs on this "

@@ -96,8 +96,9 @@ class BuildRequest:
         }
 
     def sampling(self) -> SamplingSettings:
-        """The ``--generate`` settings: configs/build ``generation`` plus the flags."""
-        return SamplingSettings.from_config(
+        """The ``--generate`` settings: configs/build ``generation`` plus the flags; HE-Eval-X
+        continues each prompt and stops at the language's stop tokens."""
+        settings = SamplingSettings.from_config(
             self.config.generation,
             self.config.seed,
             whole_program=self.dataset == "apps",
@@ -106,6 +107,12 @@ class BuildRequest:
             top_p=self.top_p,
             concurrency=self.concurrency,
         )
+        if self.language:
+            from data_builders.execution.languages import get_language
+
+            stops = get_language(self.language).stop_tokens
+            settings = dataclasses.replace(settings, prompt="complete", stop=stops, chat_stop=())
+        return settings
 
     def _sampling_summary(self) -> list[Any]:
         s = self.sampling()
@@ -224,7 +231,8 @@ def _generated(
     if is_served(request.generate):
         yield from served_candidates(todo, request.generate, settings)
     elif is_local(request.generate):
-        yield from local_candidates(todo, request.generate, settings)
+        complete = bool(request.language)  # HE-Eval-X: plain continuations of the prompt
+        yield from local_candidates(todo, request.generate, settings, complete=complete)
     else:
         from data_builders.candidates.generate import generate_candidates
 

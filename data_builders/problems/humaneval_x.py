@@ -59,6 +59,7 @@ def problem_from_record(record: dict[str, Any], where: str) -> Problem:
             f" ({', '.join(p + '/' for p in PREFIXES)})"
         )
     metadata = {
+        "dataset": "humaneval-x",
         "language": language,
         "declaration": record.get("declaration", ""),
         "example_test": record.get("example_test", ""),
@@ -141,6 +142,31 @@ def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
         )
         return "\nfn main(){ \n } \n" + declaration + prompt + completion, problem.test or ""
     return prompt + completion, problem.test or ""
+
+
+def program_from_continuation(problem: Problem, text: str) -> str:
+    """The program a model's plain continuation of ``problem``'s prompt makes: the prompt,
+    the text cut at the language's stop tokens (MultiPL-E's), then as many ``}`` as the
+    prompt and the kept text leave open (braces in strings and comments do not count).
+
+    MultiPL-E cuts where the function's closing brace would start (C++, Rust ``\n}``, Java
+    ``\n    }\n``) because its tests close it; HumanEval-X's tests do not, so the closing
+    braces are added back here (Go and JavaScript stops usually fall after the function,
+    which then needs none). A continuation that closes more than it opened is kept as written:
+    it does not compile, which is its label."""
+    from data_builders.candidates.prompts import cut_at_stops
+    from data_builders.execution.languages import get_language
+    from data_builders.execution.languages.source import code_mask
+
+    language = get_language(problem.metadata["language"])
+    program = problem.prompt + cut_at_stops(text, language.stop_tokens)
+    mask = code_mask(program, language.quotes)
+    depth = sum(
+        {"{": 1, "}": -1}.get(ch, 0) for ch, code in zip(program, mask, strict=True) if code
+    )
+    if depth > 0:
+        program = program.rstrip() + "\n" + "}\n" * depth
+    return program
 
 
 def canonical_solution(problem: Problem) -> str:

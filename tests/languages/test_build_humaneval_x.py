@@ -260,7 +260,7 @@ def test_what_humaneval_x_cannot_do_is_one_line(tmp_path: Path, monkeypatch, cap
     out = tmp_path / "out"
     for extra, words in (
         (["--mutants", "2"], "make_multilingual_programs.py"),
-        (["--generate", "smollm2"], "--generate is Python-only"),
+        (["--generate", "smollm2"], "--generate local[:GGUF] is the generator"),
     ):
         assert main([*_argv("js", problems, samples, out), *extra]) == 2
         err = capsys.readouterr().err
@@ -337,3 +337,68 @@ def test_a_second_canonical_run_on_the_kept_test_drops_what_it_fails() -> None:
     record = humaneval_x._task_record(0, problem, task, merged, humaneval_x.LimitPolicy(), "cpp")
     assert record["translation"]["canonical_fails"] == {"wrong_answer": 1, "signal": 1}
     assert record["translation"]["kept"] == 1 and record["n_tests"] == 2
+
+
+class ContinuingEngine:
+    """Stands in for llama.cpp: continues a prompt with fixed text per task, as a model would
+    (past the function, where the stop tokens cut it), and records each request."""
+
+    name = "stub"
+
+    def __init__(self, continuations: dict[str, str]) -> None:
+        self.continuations, self.requests, self.closed = continuations, [], False
+
+    def complete(self, prompt: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append((prompt, params))
+        text = next(v for k, v in self.continuations.items() if k in prompt)
+        return {"reply": text, "prompt_tokens": 1, "completion_tokens": 1}
+
+    def chat(self, messages: Any, params: Any) -> dict[str, Any]:  # pragma: no cover
+        raise AssertionError("HE-Eval-X generation continues the prompt; it never chats")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("language", ["cpp", "js"])
+def test_build_with_generate_local_continues_each_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str
+) -> None:
+    need(language)
+    from data_builders.candidates import local
+
+    monkeypatch.setenv("UNICE_CACHE_DIR", str(tmp_path / "unice-cache"))
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    # task 0 right, then a helper the stop tokens cut away; task 1 wrong
+    continuations = {
+        "cpp": {"int add": "    return x+y;\n}\nint main() { return 1; }\n",
+                "string rev": "    return s;\n}\n"},
+        "js": {"const add": "  return x + y;\n}\nfunction helper() {}\n",
+               "const rev": "  return s;\n}\n"},
+    }[language]  # fmt: skip
+    engines: list[ContinuingEngine] = []
+
+    def fake_load(path: Path, settings: Any) -> ContinuingEngine:
+        engines.append(ContinuingEngine(continuations))
+        return engines[-1]
+
+    monkeypatch.setattr(local, "load_engine", fake_load)
+    problems, _ = _inputs(tmp_path, language)
+    out = tmp_path / "out"
+    argv = ["build", "humaneval-x", "--language", language, "--problems-file", str(problems),
+            "--generate", f"local:{gguf}", "--n", "1", "--out", str(out), "--workers", "2",
+            "--split-ratios", "0,0,1"]  # fmt: skip
+    assert main(argv) == 0
+    (engine,) = engines
+    assert engine.closed and len(engine.requests) == 2
+    stops = list(get_language(language).stop_tokens)
+    assert all(params["stop"] == stops for _, params in engine.requests)
+    assert {prompt for prompt, _ in engine.requests} == {t["prompt"] for t in TASKS[language]}
+    rows = _rows(out)
+    first, second = (t["task_id"] for t in TASKS[language])
+    right, wrong = rows[f"{first}::generate::0"], rows[f"{second}::generate::0"]
+    assert (right["passed"], right["pass_ratio"]) == (True, 1.0)
+    assert not wrong["passed"] and wrong["executable"]
+    assert "helper" not in right["generated"] and "main" not in right["generated"]
+    assert main(argv) == 0 and len(engines) == 1  # finished: the cached replies are reused

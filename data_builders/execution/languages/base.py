@@ -90,6 +90,11 @@ class Language:
 
     name: str = ""
     executables: tuple[str, ...] = ()
+    stop_tokens: tuple[str, ...] = ()
+    """Where a model's continuation of a function prompt is cut (MultiPL-E's stop tokens for
+    the language): ``build humaneval-x --generate`` stops generating there."""
+    quotes: str = "\"'"
+    """The language's string quotes (for finding code outside strings and comments)."""
     install_hint: str = ""
     compiled: bool = True
     compiler_address_space_limit: bool = False

@@ -95,6 +95,7 @@ def leading_system_includes(source: str) -> list[str]:
 
 class Cpp(Language):
     name = "cpp"
+    stop_tokens = ("\n}",)
     executables = ("g++",)
     install_hint = "apt install g++"
     compiler_address_space_limit = True

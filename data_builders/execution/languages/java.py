@@ -71,6 +71,7 @@ def _server_source() -> str:
 
 class Java(Language):
     name = "java"
+    stop_tokens = ("\n    }\n",)
     executables = ("javac", "java")
     install_hint = "apt install default-jdk-headless libjavatuples-java"
 

@@ -90,6 +90,7 @@ def _rustc() -> str | None:
 
 class Rust(Language):
     name = "rust"
+    stop_tokens = ("\n}",)
     executables = ("rustc",)
     install_hint = "apt install rustc (or rustup)"
     compiler_address_space_limit = False  # rustc reserves address space it never touches
