@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from data_builders.candidates.local import (
+            EngineError,
             XllamaEngine,
             load_engine_settings,
             resolve_gguf,
@@ -84,7 +85,6 @@ def main(argv: list[str] | None = None) -> int:
                     settings = load_engine_settings()
                     engine = XllamaEngine(resolve_gguf(args.gguf, settings), settings)
                 request = {
-                    "prompt": problem.prompt,
                     "max_tokens": args.max_tokens,
                     "temperature": args.temperature,
                     "top_p": args.top_p,
@@ -93,15 +93,14 @@ def main(argv: list[str] | None = None) -> int:
                     "seed": sample_seed(args.seed, problem.task_id, index),
                     "stop": problem.stop_tokens,
                 }
-                reply = engine._server.handle_completions(request)
-                if not isinstance(reply, dict) or not reply.get("choices"):
-                    raise UserError(f"{problem.task_id}: llama.cpp error {str(reply)[:200]}")
-                choice = reply["choices"][0]
+                try:
+                    reply = engine.complete(problem.prompt, request)
+                except EngineError as exc:
+                    raise UserError(f"{problem.task_id}: {exc}") from None
                 row = {
                     "task_id": problem.task_id,
                     "index": index,
-                    "completion": choice.get("text") or "",
-                    "finish_reason": choice.get("finish_reason"),
+                    "completion": reply["reply"],
                     "model": Path(engine.model).name,
                     "temperature": args.temperature,
                 }

@@ -10,7 +10,8 @@ What a sample is does not depend on the engine's settings: the same chat instruc
 ``--generate smollm2`` (``configs/build/<dataset>.yaml`` ``generation``) goes through the GGUF's
 own chat template, each sample has its own seed (:meth:`SamplingSettings.sample_seed` of the
 task and the sample index), the reply stops at ``chat_stop`` and the program is pulled out of
-it exactly as for the other generators. Every reply is stored in a reply cache
+it exactly as for the other generators (``build humaneval-x`` instead has the model continue each
+prompt as plain text, cut at the language's stop tokens: ``complete``). Every reply is stored in a reply cache
 (``$UNICE_CACHE_DIR/generate``) the moment it arrives, so a killed run resumes without
 generating again what it had. Threads and parallel sequences are runtime settings
 (``configs/generate/local.yaml``).
