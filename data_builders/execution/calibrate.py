@@ -102,13 +102,17 @@ def reference_key(program: Program) -> str:
         [program.source, program.setup, program.entry_point, [repr(t) for t in program.tests]],
         sort_keys=True,
     )
-    return hashlib.sha256(f"{_machine()}\n{blob}".encode()).hexdigest()[:32]
+    return _machine_key(blob)
 
 
 def foreign_reference_key(program: Any) -> str:
     """Cache key of a reference program in another language (a ``ForeignProgram``): its
     language, source, test and this machine."""
-    blob = json.dumps([program.language, program.source, program.test])
+    return _machine_key(json.dumps([program.language, program.source, program.test]))
+
+
+def _machine_key(blob: str) -> str:
+    """A cache key of ``blob`` on this machine (CPU times do not carry across machines)."""
     return hashlib.sha256(f"{_machine()}\n{blob}".encode()).hexdigest()[:32]
 
 

@@ -33,10 +33,10 @@ TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
 RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 """How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
+"""Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec")
 """Where ``structure_features`` go: into the head (every output), or a linear term on the Exec
 logit only."""
-"""Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")

@@ -178,6 +178,14 @@ def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
     return torch.logit(value.clamp(PRIOR_EPS, 1 - PRIOR_EPS)) * has_reference
 
 
+def add_to_column(logits: torch.Tensor, column: int, values: torch.Tensor) -> torch.Tensor:
+    """``logits`` with ``values`` added to one output's column (PassRatio 0, Exec 1), out of
+    place so autograd sees every term."""
+    shift = torch.zeros_like(logits)
+    shift[:, column] = values
+    return logits + shift
+
+
 PRIOR_EPS = 1e-4
 """The cosine prior is clipped to [1e-4, 1 - 1e-4] before its logit (logits within +-9.2)."""
 
@@ -334,14 +342,10 @@ class UniCEModel(UniCEPreTrainedModel):
                 prior = cosine_prior(untrained, generated_index, reference_index, nl_index)
             else:
                 prior = feature_prior(exact_features, self.config.exact_prior)
-            shift = torch.zeros_like(logits)
-            shift[:, 0] = self.prior_scale * prior.to(logits.dtype)
-            logits = logits + shift
+            logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
         if self.config.structure_on_exec:
             structure = exact_features[:, len(FEATURE_NAMES) :].to(logits.dtype)
-            shift = torch.zeros_like(logits)
-            shift[:, 1] = self.exec_structure(structure).squeeze(-1)
-            logits = logits + shift
+            logits = add_to_column(logits, 1, self.exec_structure(structure).squeeze(-1))
         loss = None
         if labels is not None:
             loss, _ = format_loss(logits, labels, self.config.loss_weights)
