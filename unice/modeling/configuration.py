@@ -34,9 +34,9 @@ RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 """How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
-STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec")
-"""Where ``structure_features`` go: into the head (every output), or a linear term on the Exec
-logit only."""
+STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec", "prior")
+"""Where ``structure_features`` go: into the head (every output), a linear term on the Exec
+logit only, or only the fitted Exec prior (``exec_prior``)."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -107,7 +107,16 @@ class UniCEConfig(PretrainedConfig):
             r that a crash often follows (``unice.data.features.structure_features``).
         structure_target: where the structure facts go: ``head`` (the head's input, every output
             sees them) or ``exec`` (only a linear term on the Exec logit, zero before training,
-            so PassRatio and the ranking cannot lean on them).
+            so PassRatio and the ranking cannot lean on them) or ``prior`` (only the fitted Exec
+            prior of ``exec_prior`` reads them).
+        exec_prior: with ``exact_features``, the Exec logit starts from a logistic regression of
+            the Exec label on each row's exact features (and structure facts when
+            ``structure_target: prior``), fitted on the training rows before the first step
+            (``unice.training.exec_prior``): a learned scale times that logit plus the head's
+            output, whose Exec row starts at zero. The fitted coefficients are buffers of the
+            checkpoint, so scoring reads them as training did. Why: the head learns the Exec
+            facts from a few hundred steps at the head's learning rate, while a convex fit on
+            the same facts needs no steps at all.
         exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
             the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
             learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
@@ -161,6 +170,7 @@ class UniCEConfig(PretrainedConfig):
     structure_features: bool = False
     structure_target: str = "head"
     exact_prior: str | None = None
+    exec_prior: bool = False
     comparison_only: bool = False
     clean_generated: bool = False
     ranking_pair_weight: str = "uniform"
@@ -198,6 +208,16 @@ class UniCEConfig(PretrainedConfig):
         if self.structure_features and not self.exact_features:
             raise ModelConfigError(
                 "structure_features extends the exact features; it needs exact_features=true"
+            )
+        if self.exec_prior and not self.exact_features:
+            raise ModelConfigError(
+                "exec_prior fits the Exec logit's start on the exact features; it needs "
+                "exact_features=true"
+            )
+        if self.structure_features and self.structure_target == "prior" and not self.exec_prior:
+            raise ModelConfigError(
+                "structure_target=prior feeds the structure facts to the fitted Exec prior "
+                "only; it needs exec_prior=true"
             )
         if self.exact_prior is not None:
             _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
@@ -264,6 +284,15 @@ class UniCEConfig(PretrainedConfig):
     def structure_on_exec(self) -> bool:
         """Whether the structure facts feed a linear term on the Exec logit alone."""
         return bool(self.structure_features) and self.structure_target == "exec"
+
+    @property
+    def exec_prior_width(self) -> int:
+        """How many exact features the fitted Exec prior reads (0 without ``exec_prior``):
+        the plain ones, plus the structure facts when ``structure_target: prior``."""
+        if not self.exec_prior:
+            return 0
+        with_structure = bool(self.structure_features) and self.structure_target == "prior"
+        return len(FEATURE_NAMES) + (len(STRUCTURE_FEATURES) if with_structure else 0)
 
     @property
     def use_token_types(self) -> bool:

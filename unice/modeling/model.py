@@ -239,16 +239,24 @@ class UniCEModel(UniCEPreTrainedModel):
             self.prior_scale = nn.Parameter(torch.ones(()))
         if config.structure_on_exec:
             self.exec_structure = nn.Linear(len(STRUCTURE_FEATURES), 1)
+        if getattr(config, "exec_prior", False):
+            # filled by unice.training.exec_prior before training; saved with the weights.
+            # Buffers and a ones-scale draw nothing from the seeded generator, so every other
+            # weight and every dropout draw is the run without the prior's.
+            self.register_buffer("exec_prior_weight", torch.zeros(config.exec_prior_width))
+            self.register_buffer("exec_prior_bias", torch.zeros(()))
+            self.exec_prior_scale = nn.Parameter(torch.ones(()))
         self.post_init()
         if config.structure_on_exec:  # the untrained Exec logit is the head's alone
             with torch.no_grad():
                 self.exec_structure.weight.zero_()
                 self.exec_structure.bias.zero_()
-        if self._has_prior:  # the untrained PassRatio logit is the prior alone
-            last = self.head.net[-1]
-            with torch.no_grad():
-                last.weight[0].zero_()
-                last.bias[0].zero_()
+        for column, has_prior in ((0, self._has_prior), (1, self._has_exec_prior)):
+            if has_prior:  # the untrained logit of this output is its prior alone
+                last = self.head.net[-1]
+                with torch.no_grad():
+                    last.weight[column].zero_()
+                    last.bias[column].zero_()
         if config.untrained_cosine:
             self.untrained_encoder.eval()
 
@@ -260,6 +268,20 @@ class UniCEModel(UniCEPreTrainedModel):
         return config.architecture == "estimator" and bool(
             config.untrained_cosine or getattr(config, "exact_prior", None)
         )
+
+    @property
+    def _has_exec_prior(self) -> bool:
+        """Whether the Exec logit starts from the fitted prior of ``exec_prior``."""
+        return self.config.architecture == "estimator" and bool(
+            getattr(self.config, "exec_prior", False)
+        )
+
+    def exec_prior_logit(self, exact_features: torch.Tensor) -> torch.Tensor:
+        """``(rows,)`` the fitted Exec prior's logit: its linear model on the features it was
+        fitted on (the first ``config.exec_prior_width`` exact features)."""
+        width = self.config.exec_prior_width
+        weight = self.exec_prior_weight
+        return exact_features[:, :width].to(weight.dtype) @ weight + self.exec_prior_bias
 
     def train(self, mode: bool = True) -> UniCEModel:
         """Like ``nn.Module.train``, but the frozen untrained encoder stays in eval mode."""
@@ -343,6 +365,9 @@ class UniCEModel(UniCEPreTrainedModel):
             else:
                 prior = feature_prior(exact_features, self.config.exact_prior)
             logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
+        if self._has_exec_prior:
+            prior = self.exec_prior_logit(exact_features).to(logits.dtype)
+            logits = add_to_column(logits, 1, self.exec_prior_scale * prior)
         if self.config.structure_on_exec:
             structure = exact_features[:, len(FEATURE_NAMES) :].to(logits.dtype)
             logits = add_to_column(logits, 1, self.exec_structure(structure).squeeze(-1))

@@ -31,6 +31,7 @@ from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
 from unice.scoring import has_usable_format
 from unice.training.evaluation import dev_metrics, predict
+from unice.training.exec_prior import fit_exec_prior
 from unice.training.export import export_checkpoint
 from unice.training.optim import OptimConfig, build_optimizer
 from unice.training.run_logger import RunLogger, make_logger
@@ -141,6 +142,8 @@ def _setup(cfg: DictConfig) -> _Run:
     train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats, mc.architecture)
+    if getattr(mc, "exec_prior", False):  # before prepare; a resumed run reloads the same fit
+        accelerator.print(fit_exec_prior(model, encoder, train_samples, mc.formats).describe())
     optimizer = build_optimizer(
         model,
         OptimConfig(

@@ -27,6 +27,7 @@ MODEL_FIELDS = (
     "structure_features",
     "structure_target",
     "exact_prior",
+    "exec_prior",
     "comparison_only",
     "clean_generated",
     "ranking_pair_weight",

@@ -1,0 +1,162 @@
+"""``model.exec_prior``: the Exec logit starts from a logistic regression fitted on the training
+rows' exact features, the fit travels with the checkpoint, and it changes nothing else."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import unice
+from unice.data.dataset import Collator, Sample
+from unice.data.encoding import InputEncoder
+from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
+from unice.errors import ModelConfigError
+from unice.testing import build_tiny_model
+from unice.training.exec_prior import exec_prior_rows, fit_exec_prior
+from unice.training.export import export_checkpoint
+
+NL = "def add(a, b):\n    '''Sum of a and b.'''\n"
+REFERENCE = "    return a + b\n"
+# the crashing ones read a name nothing defines: a static fact the prior can use
+CANDIDATES = [
+    ("    return a + b\n", 1.0),
+    ("    return b + a\n", 1.0),
+    ("    return a - b\n", 0.0),
+    ("    return c + a\n", 0.0),
+    ("    total = a + b\n    return totl\n", 0.0),
+    ("    return undefined_name(a)\n", 0.0),
+]
+CRASHES = {3, 4, 5}
+ON = {"architecture": "estimator", "exact_features": True, "exec_prior": True}
+
+
+def _samples() -> list[Sample]:
+    return [
+        Sample(f"t/{i}", g, REFERENCE, NL, ratio, i not in CRASHES, ratio == 1.0, "t")
+        for i, (g, ratio) in enumerate(CANDIDATES)
+    ]
+
+
+def _inputs(model, samples):
+    encoder = InputEncoder.from_config(model.tokenizer, model.config)
+    batch = Collator(encoder, model.config.formats, "estimator")(samples)
+    skip = ("labels", "group_ids", "format_ids", "sample_index")
+    return encoder, {k: v for k, v in batch.items() if k not in skip}
+
+
+def test_the_untrained_exec_logit_is_the_fitted_prior_alone():
+    model = build_tiny_model(seed=3, **ON)
+    encoder, inputs = _inputs(model, _samples())
+    features, labels = exec_prior_rows(encoder, _samples(), model.config.formats)
+    assert features.shape == (len(CANDIDATES) * 3, len(FEATURE_NAMES))  # three formats each
+    assert labels.tolist() == [float(i not in CRASHES) for i in range(len(CANDIDATES))] * 3
+    fit = fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    assert fit.rows == 18 and fit.executable == 9 and fit.train_auroc > 0.9
+    assert model.exec_prior_weight.abs().sum() > 0
+    model.eval()
+    with torch.no_grad():
+        logits = model(**inputs).logits
+        prior = model.exec_prior_logit(inputs["exact_features"])
+    torch.testing.assert_close(logits[:, 1], prior)  # the head's Exec row starts at zero
+    crash = torch.tensor([i in CRASHES for i in range(len(CANDIDATES))])
+    for block in prior.view(3, len(CANDIDATES)):  # within each format, as the dev AUROC reads
+        assert block[~crash].min() > block[crash].max()
+
+
+def test_the_prior_moves_the_exec_logit_only_and_draws_nothing():
+    plain = build_tiny_model(seed=3, architecture="estimator", exact_features=True)
+    model = build_tiny_model(seed=3, **ON)
+    # the same seed gives the same weights: the prior's buffers and scale draw nothing
+    last = {f"head.net.{len(model.head.net) - 1}.{kind}" for kind in ("weight", "bias")}
+    weights = dict(model.named_parameters())
+    for name, value in plain.named_parameters():
+        if name in last:  # the PassRatio row; the Exec row starts at zero
+            torch.testing.assert_close(weights[name][0], value[0])
+            assert weights[name][1].abs().sum() == 0
+        else:
+            torch.testing.assert_close(weights[name], value, msg=name)
+    encoder, inputs = _inputs(model, _samples())
+    fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    model.eval()
+    with torch.no_grad():
+        before = model(**inputs).logits
+        model.exec_prior_weight.mul_(2.0)
+        after = model(**inputs).logits
+    torch.testing.assert_close(after[:, 0], before[:, 0])
+    assert not torch.allclose(after[:, 1], before[:, 1])
+
+
+def test_structure_facts_feed_only_the_prior_with_target_prior():
+    model = build_tiny_model(seed=1, structure_features=True, structure_target="prior", **ON)
+    hidden = 64
+    assert model.config.feature_size == hidden + 2 * (3 * hidden + 1) + len(FEATURE_NAMES)
+    assert model.config.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    assert model.exec_prior_weight.shape == (model.config.exec_prior_width,)
+    encoder, _ = _inputs(model, _samples())
+    fit = fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    assert fit.features == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+
+
+def test_the_fit_travels_with_the_checkpoint(tmp_path):
+    model = build_tiny_model(seed=2, **ON)
+    encoder, _ = _inputs(model, _samples())
+    fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
+    assert loaded.config.exec_prior
+    torch.testing.assert_close(loaded.exec_prior_weight, model.exec_prior_weight)
+    torch.testing.assert_close(loaded.exec_prior_bias, model.exec_prior_bias)
+    kwargs = {"generated": [g for g, _ in CANDIDATES], "references": [REFERENCE] * 6,
+              "nls": [NL] * 6}  # fmt: skip
+    assert loaded.score(**kwargs) == model.eval().score(**kwargs)
+
+
+def test_one_label_leaves_the_prior_at_zero():
+    model = build_tiny_model(seed=2, **ON)
+    samples = [s for s in _samples() if s.executable]
+    encoder, _ = _inputs(model, samples)
+    fit = fit_exec_prior(model, encoder, samples, model.config.formats)
+    assert "same Exec label" in fit.describe()
+    assert model.exec_prior_weight.abs().sum() == 0
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"architecture": "estimator", "exec_prior": True}, "needs exact_features=true"),
+        (
+            {
+                "architecture": "estimator",
+                "exact_features": True,
+                "structure_features": True,
+                "structure_target": "prior",
+            },
+            "needs exec_prior=true",
+        ),  # fmt: skip
+    ],
+)
+def test_bad_combinations_say_what_they_need(overrides, message):
+    with pytest.raises(ModelConfigError, match=message):
+        build_tiny_model(**overrides)
+
+
+def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
+    tiny_backbone, fixture_data, tmp_path, capsys
+):
+    from unice.data.dataset import read_split
+    from unice.training.evaluation import dev_metrics, predict
+    from unice.training.loop import train
+
+    from .conftest import compose, tiny_overrides
+
+    cfg = compose(["+experiment=demo",
+                   *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **{
+                       "trainer.max_steps": 2, "trainer.epochs": 1, "trainer.group_size": 4,
+                       "model.exec_prior": "true", "model.structure_features": "true",
+                       "model.structure_target": "prior"})])  # fmt: skip
+    metrics = train(cfg)
+    assert "exec prior: logistic regression on" in capsys.readouterr().out
+    loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
+    assert loaded.config.exec_prior and loaded.exec_prior_weight.abs().sum() > 0
+    dev = read_split(fixture_data, "dev")
+    again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
+    assert again["exec_auroc"] == pytest.approx(metrics["best/exec_auroc"])
