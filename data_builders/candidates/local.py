@@ -34,7 +34,6 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
 from tqdm.auto import tqdm
 
 from data_builders.cache import cache_dir
@@ -43,6 +42,7 @@ from data_builders.candidates.generate import SamplingSettings, replies_to_candi
 from data_builders.candidates.prompts import chat_messages
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
+from data_builders.settings_file import check_known, read_mapping
 
 PREFIX = "local"
 CONFIG_PATH = Path(__file__).resolve().parents[2] / "configs" / "generate" / "local.yaml"
@@ -87,17 +87,9 @@ def load_engine_settings(path: str | Path | None = None, **overrides: Any) -> En
     ``overrides`` that are not None."""
     source = Path(path) if path else CONFIG_PATH
     raw: dict[str, Any] = {}
-    if source.is_file():
-        loaded = yaml.safe_load(source.read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise UserError(f"{source}: expected a mapping of engine settings")
-        raw = loaded
-    elif path:
-        raise UserError(f"{source}: no such engine settings file")
-    known = {f.name for f in fields(EngineSettings)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise UserError(f"{source}: unknown key(s) {unknown}; allowed: {sorted(known)}")
+    if source.is_file() or path:  # the default file is optional, a named one is not
+        raw = read_mapping(source, "no such engine settings file", "engine settings")
+    check_known(source, raw, (f.name for f in fields(EngineSettings)))
     for key, env in (("threads", "UNICE_LOCAL_THREADS"), ("parallel", "UNICE_LOCAL_PARALLEL")):
         if os.environ.get(env):
             try:

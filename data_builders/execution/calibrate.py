@@ -67,18 +67,10 @@ class LimitPolicy:
 
 def load_policy(path: Path = DEFAULT_CONFIG) -> LimitPolicy:
     """Read a limits YAML file; :class:`LimitConfigError` names the file and the fix."""
-    import yaml
+    from data_builders.settings_file import check_known, read_mapping
 
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise LimitConfigError(f"{path}: cannot read the limits config ({exc})") from None
-    if not isinstance(data, dict):
-        raise LimitConfigError(f"{path}: expected a mapping of limit settings")
-    known = {f.name for f in dataclasses.fields(LimitPolicy)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise LimitConfigError(f"{path}: unknown key(s) {unknown}; known: {sorted(known)}")
+    data = read_mapping(Path(path), "no such limits config", "limit settings", LimitConfigError)
+    check_known(path, data, (f.name for f in dataclasses.fields(LimitPolicy)), LimitConfigError)
     try:
         return LimitPolicy(**data)
     except LimitConfigError as exc:

@@ -88,14 +88,13 @@ class ForeignLimits:
 
     @classmethod
     def from_yaml(cls, path: Path = DEFAULT_CONFIG, **overrides: Any) -> ForeignLimits:
-        """The limits in ``path`` (unknown keys are an error), with ``overrides`` on top."""
-        import yaml
+        """The limits in ``path`` (unknown keys are an error), with ``overrides`` on top;
+        a missing, malformed or mistyped file is a one-line ``LimitConfigError``."""
+        from data_builders.execution.calibrate import LimitConfigError
+        from data_builders.settings_file import check_known, read_mapping
 
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"{path}: unknown limit(s) {sorted(unknown)} (known: {sorted(known)})")
+        data = read_mapping(Path(path), "no such limits config", "limit settings", LimitConfigError)
+        check_known(Path(path), data, (f.name for f in fields(cls)), LimitConfigError)
         data.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**data)
 

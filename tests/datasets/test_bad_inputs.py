@@ -96,7 +96,9 @@ def test_offline_hub_fails_at_once_naming_source(
     started = time.monotonic()
     message = _run(["build", dataset, "--out", str(tmp_path / "o"), "--mutants", "1"], capsys)
     assert "--source" in message and "HF_HUB_OFFLINE" in message
-    assert time.monotonic() - started < 5
+    # not a speed target: a hub client retrying an unreachable host waits minutes, which this
+    # bound catches with room for a loaded machine
+    assert time.monotonic() - started < 60
 
 
 def test_unknown_config_key(tmp_path: Path, capsys) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -218,12 +217,10 @@ def test_real_gguf_generates_one_short_program(tmp_path: Path) -> None:
     settings = SamplingSettings(
         n=1, max_new_tokens=12, prompt="chat", instruction="Write {entry_point}.\n{prompt}"
     )
-    started = time.monotonic()
-    out = list(
+    out = list(  # a hang is pytest-timeout's to catch; speed is benchmarks/'s to measure
         local_candidates(
             PROBLEMS[:1], "local", settings, EngineSettings(), None, tmp_path, progress=False
         )
     )
     assert len(out) == 1 and out[0].id == "T/0::generate::0"
     assert out[0].program.startswith("def f(x):") and len(out[0].program) > len(PROBLEMS[0].prompt)
-    assert time.monotonic() - started < 15
