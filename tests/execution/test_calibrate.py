@@ -46,6 +46,26 @@ def test_bad_configs_name_the_file_and_the_problem(tmp_path: Path, text: str, me
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("timout: 2\n", "unknown key(s) ['timout']"),
+        ("timeout: [1\n", "not valid YAML"),
+        ("- 1\n", "expected a mapping of limit settings"),
+    ],
+)
+def test_bad_language_limits_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
+    from data_builders.execution.foreign import ForeignLimits
+
+    path = tmp_path / "languages.yaml"
+    path.write_text(text)
+    with pytest.raises(LimitConfigError, match="languages.yaml") as caught:
+        ForeignLimits.from_yaml(path)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(LimitConfigError, match="no such limits config"):
+        ForeignLimits.from_yaml(tmp_path / "absent.yaml")
+
+
 SPIN_TASK = {
     "task_id": "MbppEval/7",
     "prompt": "def spin(n):\n    '''Use n CPU seconds, return n.'''\n",
