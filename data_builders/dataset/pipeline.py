@@ -35,7 +35,7 @@ from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
 from data_builders.errors import UserError
 from data_builders.execution import ExecutionLimits
-from data_builders.execution.backend import ExecutorSettings, open_executor
+from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
 from data_builders.extension.extend import ExtensionTask, extend_tasks
 from data_builders.extension.suite import SuiteCache
 from data_builders.jsonl import atomic_writer
@@ -333,10 +333,10 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         if i % request.num_shards == request.shard_index
     ]
     split_of = assign_splits([p.task_id for p in problems], cfg.split_ratios, cfg.seed)
-    with ProgressStore(request.out, request.manifest()) as store:
+    backend = request.executor or ExecutorSettings()
+    with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
         # Two executors: reference runs must not get labelling's cap after a timeout.
         limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
-        backend = request.executor or ExecutorSettings()
         with open_executor(backend, request.workers, limits) as executor:
             check_references(specs, executor, cfg.limits.reference_limit)
             _report_references(specs)

@@ -10,7 +10,9 @@ the same code. Settings live in ``configs/build/executor.yaml``; flags override 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,3 +121,25 @@ def open_executor(settings: ExecutorSettings, workers: int | None, limits: Any) 
         chunk_retries=settings.ray_chunk_retries,
         placement_timeout=settings.ray_placement_timeout,
     )
+
+
+@contextlib.contextmanager
+def executor_session(settings: ExecutorSettings) -> Iterator[None]:
+    """One Ray session for every executor opened inside it.
+
+    Why: ``build`` opens two executors in turn (reference runs and labelling need different
+    limits), and each ``RayExecutor`` would otherwise start a local Ray and shut it down, paying
+    Ray's start-up twice. Executors opened inside join this session and leave it running; it is
+    shut down here, if it was started here. The local pool needs no session.
+    """
+    if settings.executor != "ray":
+        yield
+        return
+    from data_builders.execution.ray_backend import connect, import_ray
+
+    started = connect(settings.ray_address, settings.ray_num_cpus)
+    try:
+        yield
+    finally:
+        if started:
+            import_ray().shutdown()

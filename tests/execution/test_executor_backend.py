@@ -65,3 +65,42 @@ def test_without_ray_installed_the_error_says_how_to_install_it(
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: --executor ray needs Ray") and "pip install" in err[-1]
     assert not (tmp_path / "o.jsonl").exists()
+
+
+class _FakeRay:
+    """Just the calls ``connect`` and the session make, counted."""
+
+    def __init__(self) -> None:
+        self.running = False
+        self.inits = 0
+        self.shutdowns = 0
+
+    def is_initialized(self) -> bool:
+        return self.running
+
+    def init(self, **_: object) -> None:
+        self.running, self.inits = True, self.inits + 1
+
+    def shutdown(self) -> None:
+        self.running, self.shutdowns = False, self.shutdowns + 1
+
+
+def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    from data_builders.execution import ray_backend
+    from data_builders.execution.backend import executor_session
+
+    fake = _FakeRay()
+    monkeypatch.setattr(ray_backend, "import_ray", lambda: fake)
+    with executor_session(ExecutorSettings(executor="ray")):
+        assert fake.inits == 1
+        # what each RayExecutor does when it opens: joins, and so will not shut it down
+        assert ray_backend.connect(None, None) is False
+        assert ray_backend.connect(None, None) is False
+    assert (fake.inits, fake.shutdowns, fake.running) == (1, 1, False)
+    fake.running = True  # a caller's own session (tests share one) is left running
+    with executor_session(ExecutorSettings(executor="ray")):
+        pass
+    assert (fake.inits, fake.shutdowns, fake.running) == (1, 1, True)
+    with executor_session(ExecutorSettings()):  # the local pool: no Ray at all
+        pass
+    assert fake.inits == 1
