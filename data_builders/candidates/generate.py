@@ -52,6 +52,8 @@ class SamplingSettings:
     stop: tuple[str, ...] = ()
     chat_stop: tuple[str, ...] = ()
     whole_program: bool = False  # APPS: the program is the whole text, not a body
+    # HumanEval-X: a plain continuation in this language, closed by program_from_continuation
+    language: str | None = None
     concurrency: int = 8
     timeout: float = 120.0
     max_retries: int = 4
@@ -169,9 +171,14 @@ def replies_to_candidates(
 def to_program(problem: Problem, text: str, chat: bool, settings: SamplingSettings) -> str:
     """The complete program for one generated text (see data_builders.candidates.prompts;
     a HumanEval-X problem's continuation: :func:`data_builders.problems.humaneval_x.program_from_continuation`)."""
-    if not chat and problem.metadata.get("dataset") == "humaneval-x":
+    if not chat and settings.language:
         from data_builders.problems.humaneval_x import program_from_continuation
 
+        if problem.metadata.get("language") != settings.language:
+            raise ValueError(
+                f"{problem.task_id} is not a {settings.language} problem; sampling settings "
+                "are per language"
+            )
         return program_from_continuation(problem, text)
     if chat:
         return program_from_reply(problem, extract_code(text, problem.entry_point))

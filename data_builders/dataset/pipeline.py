@@ -111,7 +111,9 @@ class BuildRequest:
             from data_builders.execution.languages import get_language
 
             stops = get_language(self.language).stop_tokens
-            settings = dataclasses.replace(settings, prompt="complete", stop=stops, chat_stop=())
+            settings = dataclasses.replace(
+                settings, prompt="complete", stop=stops, chat_stop=(), language=self.language
+            )
         return settings
 
     def _sampling_summary(self) -> list[Any]:

@@ -42,3 +42,14 @@ def test_continuations_are_cut_and_closed(task_id, prompt, text, program):
 def test_a_continuation_that_closes_too_much_is_kept_as_written():
     problem = _problem("CPP/0", "int f(int x){\n")
     assert program_from_continuation(problem, "    return x;}}") == "int f(int x){\n    return x;}}"
+
+
+def test_the_sampling_settings_choose_the_continuation_not_the_problem():
+    from data_builders.candidates.generate import SamplingSettings, to_program
+
+    problem = _problem("CPP/0", "int f(int x){\n")
+    text = "    return x;\n}\nint main(){}\n"
+    cpp = SamplingSettings(prompt="complete", stop=("\n}",), language="cpp")
+    assert to_program(problem, text, False, cpp) == "int f(int x){\n    return x;\n}\n"
+    with pytest.raises(ValueError, match="not a java problem"):
+        to_program(problem, text, False, SamplingSettings(prompt="complete", language="java"))
