@@ -28,7 +28,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -165,32 +165,30 @@ class XllamaEngine:
         self.model = gguf.name
 
     def chat(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
-        request = {"messages": messages, **params}
-        result = self._server.handle_chat_completions(request)
-        if not isinstance(result, dict) or not result.get("choices"):
-            message = result.get("message", result) if isinstance(result, dict) else result
-            raise EngineError(f"llama.cpp error: {str(message)[:200]}")
-        usage = result.get("usage", {})
-        return {
-            "reply": result["choices"][0]["message"].get("content") or "",
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
-        }
+        result = self._server.handle_chat_completions({"messages": messages, **params})
+        return _answer(result, lambda choice: choice["message"].get("content"))
 
     def complete(self, prompt: str, params: dict[str, Any]) -> dict[str, Any]:
         result = self._server.handle_completions({"prompt": prompt, **params})
-        if not isinstance(result, dict) or not result.get("choices"):
-            message = result.get("message", result) if isinstance(result, dict) else result
-            raise EngineError(f"llama.cpp error: {str(message)[:200]}")
-        usage = result.get("usage", {})
-        return {
-            "reply": result["choices"][0].get("text") or "",
-            "prompt_tokens": usage.get("prompt_tokens"),
-            "completion_tokens": usage.get("completion_tokens"),
-        }
+        return _answer(result, lambda choice: choice.get("text"))
 
     def close(self) -> None:
         self._server = None
+
+
+def _answer(result: Any, text_of: Callable[[dict[str, Any]], str | None]) -> dict[str, Any]:
+    """The engine's answer from a llama.cpp server reply (chat or plain completion: they
+    differ only in where the first choice keeps its text); an error reply is an
+    :class:`EngineError`."""
+    if not isinstance(result, dict) or not result.get("choices"):
+        message = result.get("message", result) if isinstance(result, dict) else result
+        raise EngineError(f"llama.cpp error: {str(message)[:200]}")
+    usage = result.get("usage", {})
+    return {
+        "reply": text_of(result["choices"][0]) or "",
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+    }
 
 
 def load_engine(gguf: Path, settings: EngineSettings) -> Engine:
@@ -222,17 +220,18 @@ def local_candidates(
     engine: Engine | None = None,
     cache_root: Path | None = None,
     progress: bool = True,
-    complete: bool = False,
 ) -> Iterator[Candidate]:
     """Yield up to ``settings.n`` candidates per problem, in problem and sample order.
 
     Cached replies are reused; the engine is loaded only when something is missing
     (``engine`` is injected by tests). A request the engine fails leaves its candidate out,
-    with one warning at the end; rerunning generates exactly those. ``complete``: the model
-    continues each problem's prompt as plain text (``build humaneval-x``: as MultiPL-E and
-    HumanEval-X's own harness generate), instead of answering the chat instruction.
+    with one warning at the end; rerunning generates exactly those. With ``settings.language``
+    (``build humaneval-x``) the model continues each problem's prompt as plain text, as
+    MultiPL-E and HumanEval-X's own harness generate, instead of answering the chat instruction.
     """
     from data_builders.openai_client.cache import ReplyCache, request_key
+
+    complete = settings.language is not None
 
     engine_settings = engine_settings or load_engine_settings()
     gguf = resolve_gguf(spec, engine_settings)

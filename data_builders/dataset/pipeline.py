@@ -233,8 +233,7 @@ def _generated(
     if is_served(request.generate):
         yield from served_candidates(todo, request.generate, settings)
     elif is_local(request.generate):
-        complete = bool(request.language)  # HE-Eval-X: plain continuations of the prompt
-        yield from local_candidates(todo, request.generate, settings, complete=complete)
+        yield from local_candidates(todo, request.generate, settings)
     else:
         from data_builders.candidates.generate import generate_candidates
 
