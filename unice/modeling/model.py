@@ -239,7 +239,7 @@ class UniCEModel(UniCEPreTrainedModel):
             self.prior_scale = nn.Parameter(torch.ones(()))
         if config.structure_on_exec:
             self.exec_structure = nn.Linear(len(STRUCTURE_FEATURES), 1)
-        if getattr(config, "exec_prior", False):
+        if self._has_exec_prior:
             # filled by unice.training.exec_prior before training; saved with the weights.
             # Buffers and a ones-scale draw nothing from the seeded generator, so every other
             # weight and every dropout draw is the run without the prior's.
@@ -271,10 +271,9 @@ class UniCEModel(UniCEPreTrainedModel):
 
     @property
     def _has_exec_prior(self) -> bool:
-        """Whether the Exec logit starts from the fitted prior of ``exec_prior``."""
-        return self.config.architecture == "estimator" and bool(
-            getattr(self.config, "exec_prior", False)
-        )
+        """Whether the Exec logit starts from the fitted prior of ``exec_prior`` (the config
+        allows it only with ``exact_features``, so only for estimators)."""
+        return bool(getattr(self.config, "exec_prior", False))
 
     def exec_prior_logit(self, exact_features: torch.Tensor) -> torch.Tensor:
         """``(rows,)`` the fitted Exec prior's logit: its linear model on the features it was
