@@ -101,13 +101,18 @@ class CaseWatch:
             self.running = None
 
     def over_limit(self, tree: Tree) -> str | None:
-        """``"timeout"`` / ``"memory"`` when the current phase passed a limit, else None."""
+        """``"timeout"`` / ``"memory"`` when the current phase passed a limit, else None.
+
+        Memory is checked first: a program that allocates without end also burns CPU, and when
+        the host's watch is starved of CPU (a loaded machine) one poll can find both limits
+        passed; the resident memory over its limit is then what the program did, not the CPU
+        time it spent getting there."""
         now = time.monotonic()
+        if tree.rss_mb() > self.watch.rss_mb:
+            return "memory"
         cpu = tree.cpu()
         if cpu - self.phase_cpu > self.limit:
             return "timeout"
-        if tree.rss_mb() > self.watch.rss_mb:
-            return "memory"
         if now - self.phase_wall > self.watch.wall_factor * self.limit + 10:
             return "timeout"
         if cpu > self._last_cpu or tree.runnable():
