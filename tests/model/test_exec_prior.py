@@ -139,8 +139,9 @@ def test_bad_combinations_say_what_they_need(overrides, message):
         build_tiny_model(**overrides)
 
 
+@pytest.mark.parametrize("mode", ["start", "ensemble"])
 def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
-    tiny_backbone, fixture_data, tmp_path, capsys
+    tiny_backbone, fixture_data, tmp_path, capsys, mode
 ):
     from unice.data.dataset import read_split
     from unice.training.evaluation import dev_metrics, predict
@@ -152,11 +153,86 @@ def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
                    *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **{
                        "trainer.max_steps": 2, "trainer.epochs": 1, "trainer.group_size": 4,
                        "model.exec_prior": "true", "model.structure_features": "true",
-                       "model.structure_target": "prior"})])  # fmt: skip
+                       "model.structure_target": "prior",
+                       "model.exec_prior_mode": mode})])  # fmt: skip
     metrics = train(cfg)
     assert "exec prior: logistic regression on" in capsys.readouterr().out
     loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
     assert loaded.config.exec_prior and loaded.exec_prior_weight.abs().sum() > 0
+    assert loaded.config.exec_prior_mode == mode
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["exec_auroc"] == pytest.approx(metrics["best/exec_auroc"])
+
+
+ENSEMBLE = {**ON, "exec_prior_mode": "ensemble"}
+
+
+def test_the_ensemble_leaves_the_network_as_the_run_without_the_prior():
+    """Same seed, same weights (nothing zeroed, no scale); the loss reads the network's logits,
+    so training is the plain run's; only the Exec output is the average of two probabilities."""
+    plain = build_tiny_model(seed=3, architecture="estimator", exact_features=True)
+    model = build_tiny_model(seed=3, **ENSEMBLE)
+    assert not hasattr(model, "exec_prior_scale")
+    weights = dict(model.named_parameters())
+    assert weights.keys() == dict(plain.named_parameters()).keys()
+    for name, value in plain.named_parameters():
+        torch.testing.assert_close(weights[name], value, msg=name)
+    encoder, inputs = _inputs(model, _samples())
+    fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    plain.eval(), model.eval()
+    with torch.no_grad():
+        alone, out = plain(**inputs), model(**inputs)
+        prior = model.exec_prior_logit(inputs["exact_features"])
+    torch.testing.assert_close(out.trained_logits, alone.logits)
+    torch.testing.assert_close(out.logits[:, 0], alone.logits[:, 0])
+    average = (torch.sigmoid(alone.logits[:, 1]) + torch.sigmoid(prior)) / 2
+    torch.testing.assert_close(torch.sigmoid(out.logits[:, 1]), average)
+    assert not torch.allclose(out.logits[:, 1], alone.logits[:, 1])
+
+
+def test_the_training_loss_reads_the_networks_logits():
+    from unice.training.loop import batch_loss
+
+    plain = build_tiny_model(seed=4, architecture="estimator", exact_features=True)
+    model = build_tiny_model(seed=4, **ENSEMBLE)
+    encoder = InputEncoder.from_config(model.tokenizer, model.config)
+    fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    batch = Collator(encoder, model.config.formats, "estimator")(_samples())
+    plain.eval(), model.eval()
+    with torch.no_grad():
+        ours, _ = batch_loss(model, batch, model.config.loss_weights)
+        theirs, _ = batch_loss(plain, batch, plain.config.loss_weights)
+        labelled = model(
+            **_inputs(model, _samples())[1], labels=batch["labels"][batch["sample_index"]]
+        )
+    torch.testing.assert_close(ours, theirs)
+    assert torch.isfinite(labelled.loss)
+
+
+def test_the_ensemble_logit_stays_finite_where_a_probability_rounds_to_one():
+    from unice.modeling.model import ensemble_logit
+
+    big = torch.tensor([40.0, -40.0, 0.0])
+    fused = ensemble_logit(big, torch.tensor([40.0, -40.0, 0.0]))
+    torch.testing.assert_close(fused, torch.tensor([40.0, -40.0, 0.0]))
+    mixed = ensemble_logit(torch.tensor([40.0]), torch.tensor([-40.0]))
+    torch.testing.assert_close(mixed, torch.tensor([0.0]), atol=1e-5, rtol=0)
+
+
+def test_the_ensemble_mode_travels_with_the_checkpoint(tmp_path):
+    model = build_tiny_model(seed=5, **ENSEMBLE)
+    encoder, _ = _inputs(model, _samples())
+    fit_exec_prior(model, encoder, _samples(), model.config.formats)
+    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
+    assert loaded.config.exec_prior_mode == "ensemble"
+    kwargs = {"generated": [g for g, _ in CANDIDATES], "references": [REFERENCE] * 6,
+              "nls": [NL] * 6}  # fmt: skip
+    assert loaded.score(**kwargs) == model.eval().score(**kwargs)
+
+
+def test_the_ensemble_needs_the_prior():
+    with pytest.raises(ModelConfigError, match="needs exec_prior=true"):
+        build_tiny_model(architecture="estimator", exact_features=True, exec_prior_mode="ensemble")
+    with pytest.raises(ModelConfigError, match="exec_prior_mode"):
+        build_tiny_model(**{**ON, "exec_prior_mode": "vote"})

@@ -35,6 +35,7 @@ RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec", "prior")
+EXEC_PRIOR_MODES: tuple[str, ...] = ("start", "ensemble")
 """Where ``structure_features`` go: into the head (every output), a linear term on the Exec
 logit only, or only the fitted Exec prior (``exec_prior``)."""
 
@@ -117,6 +118,12 @@ class UniCEConfig(PretrainedConfig):
             checkpoint, so scoring reads them as training did. Why: the head learns the Exec
             facts from a few hundred steps at the head's learning rate, while a convex fit on
             the same facts needs no steps at all.
+        exec_prior_mode: how the fitted Exec prior meets the network: ``start`` (above: the Exec
+            logit starts from it and training corrects it) or ``ensemble`` (the network is
+            trained exactly as without the prior, its loss reading the head's own logits, and
+            the model's Exec output is the average of the two probabilities,
+            ``(sigmoid(head) + sigmoid(prior)) / 2``: two different views of the same facts
+            voting, with neither one's training bent towards the other).
         exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
             the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
             learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
@@ -171,6 +178,7 @@ class UniCEConfig(PretrainedConfig):
     structure_target: str = "head"
     exact_prior: str | None = None
     exec_prior: bool = False
+    exec_prior_mode: str = "start"
     comparison_only: bool = False
     clean_generated: bool = False
     ranking_pair_weight: str = "uniform"
@@ -213,6 +221,12 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(
                 "exec_prior fits the Exec logit's start on the exact features; it needs "
                 "exact_features=true"
+            )
+        _check_choice("exec_prior_mode", self.exec_prior_mode, EXEC_PRIOR_MODES)
+        if self.exec_prior_mode != "start" and not self.exec_prior:
+            raise ModelConfigError(
+                f"exec_prior_mode={self.exec_prior_mode!r} combines the Exec output with the "
+                "fitted Exec prior; it needs exec_prior=true"
             )
         if self.structure_features and self.structure_target == "prior" and not self.exec_prior:
             raise ModelConfigError(

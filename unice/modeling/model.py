@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,12 +26,16 @@ class UniCEOutput(ModelOutput):
     Attributes:
         loss: the format loss when ``labels`` are given (scalar), else ``None``.
         logits: ``(batch, k)`` raw logits: PassRatio, Executability[, Passability].
+        trained_logits: the logits the training loss reads: ``logits`` itself, except with
+            ``exec_prior_mode: ensemble``, where ``logits``' Exec column is the ensemble's and
+            this is the network's own (``None`` when no model set it).
         sentence_embedding: ``(batch, features)`` the vector fed to the head (the pooled input,
             or the estimator's comparison features).
     """
 
     loss: torch.Tensor | None = None
     logits: torch.Tensor | None = None
+    trained_logits: torch.Tensor | None = None
     sentence_embedding: torch.Tensor | None = None
 
 
@@ -178,6 +183,15 @@ def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
     return torch.logit(value.clamp(PRIOR_EPS, 1 - PRIOR_EPS)) * has_reference
 
 
+def ensemble_logit(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
+    """The logit of ``(sigmoid(first) + sigmoid(second)) / 2``, computed in log space so that
+    neither probability rounds to 0 or 1 (where the logit would be infinite)."""
+    log_half = math.log(0.5)
+    log_p = torch.logaddexp(F.logsigmoid(first), F.logsigmoid(second)) + log_half
+    log_q = torch.logaddexp(F.logsigmoid(-first), F.logsigmoid(-second)) + log_half
+    return log_p - log_q
+
+
 def add_to_column(logits: torch.Tensor, column: int, values: torch.Tensor) -> torch.Tensor:
     """``logits`` with ``values`` added to one output's column (PassRatio 0, Exec 1), out of
     place so autograd sees every term."""
@@ -245,13 +259,14 @@ class UniCEModel(UniCEPreTrainedModel):
             # weight and every dropout draw is the run without the prior's.
             self.register_buffer("exec_prior_weight", torch.zeros(config.exec_prior_width))
             self.register_buffer("exec_prior_bias", torch.zeros(()))
-            self.exec_prior_scale = nn.Parameter(torch.ones(()))
+            if self._exec_prior_starts:
+                self.exec_prior_scale = nn.Parameter(torch.ones(()))
         self.post_init()
         if config.structure_on_exec:  # the untrained Exec logit is the head's alone
             with torch.no_grad():
                 self.exec_structure.weight.zero_()
                 self.exec_structure.bias.zero_()
-        for column, has_prior in ((0, self._has_prior), (1, self._has_exec_prior)):
+        for column, has_prior in ((0, self._has_prior), (1, self._exec_prior_starts)):
             if has_prior:  # the untrained logit of this output is its prior alone
                 last = self.head.net[-1]
                 with torch.no_grad():
@@ -274,6 +289,14 @@ class UniCEModel(UniCEPreTrainedModel):
         """Whether the Exec logit starts from the fitted prior of ``exec_prior`` (the config
         allows it only with ``exact_features``, so only for estimators)."""
         return bool(getattr(self.config, "exec_prior", False))
+
+    @property
+    def _exec_prior_starts(self) -> bool:
+        """Whether the Exec logit starts from the fitted prior (``exec_prior_mode: start``; a
+        checkpoint saved before the mode existed used that one) rather than being averaged
+        with it after training (``ensemble``)."""
+        mode = getattr(self.config, "exec_prior_mode", "start")
+        return self._has_exec_prior and mode == "start"
 
     def exec_prior_logit(self, exact_features: torch.Tensor) -> torch.Tensor:
         """``(rows,)`` the fitted Exec prior's logit: its linear model on the features it was
@@ -364,16 +387,24 @@ class UniCEModel(UniCEPreTrainedModel):
             else:
                 prior = feature_prior(exact_features, self.config.exact_prior)
             logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
-        if self._has_exec_prior:
+        if self._exec_prior_starts:
             prior = self.exec_prior_logit(exact_features).to(logits.dtype)
             logits = add_to_column(logits, 1, self.exec_prior_scale * prior)
         if self.config.structure_on_exec:
             structure = exact_features[:, len(FEATURE_NAMES) :].to(logits.dtype)
             logits = add_to_column(logits, 1, self.exec_structure(structure).squeeze(-1))
+        trained = logits
+        if self._has_exec_prior and not self._exec_prior_starts:  # the ensemble votes
+            prior = self.exec_prior_logit(exact_features).to(logits.dtype)
+            columns = list(trained.unbind(dim=1))
+            columns[1] = ensemble_logit(columns[1], prior)
+            logits = torch.stack(columns, dim=1)
         loss = None
         if labels is not None:
-            loss, _ = format_loss(logits, labels, self.config.loss_weights)
-        return UniCEOutput(loss=loss, logits=logits, sentence_embedding=features)
+            loss, _ = format_loss(trained, labels, self.config.loss_weights)
+        return UniCEOutput(
+            loss=loss, logits=logits, trained_logits=trained, sentence_embedding=features
+        )
 
     @torch.no_grad()
     def _untrained_vectors(self, input_ids: torch.Tensor, attention_mask: torch.Tensor):

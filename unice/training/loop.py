@@ -333,6 +333,8 @@ def batch_loss(
     ``one_forward`` runs all rows through a single forward instead, as DDP expects one
     forward per backward. An ``estimator`` batch always runs one forward: its segments are
     shared by the formats' rows. ``pair_weight`` is the model's ``ranking_pair_weight``.
+    The loss reads the network's own logits (``trained_logits``): an Exec ensemble with the
+    fitted prior (``exec_prior_mode: ensemble``) votes at scoring only.
     """
     labels = batch["labels"][batch["sample_index"]]
     groups = batch["group_ids"][batch["sample_index"]]
@@ -341,7 +343,7 @@ def batch_loss(
         one_forward = True
     else:
         keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
-    logits = model(**{k: batch[k] for k in keys}).logits if one_forward else None
+    logits = model(**{k: batch[k] for k in keys}).trained_logits if one_forward else None
     per_format = {}
     for position, fmt in enumerate(FORMATS):
         rows = batch["format_ids"] == position
@@ -350,7 +352,7 @@ def batch_loss(
         elif bool(rows.any()):
             width = int(batch["attention_mask"][rows].sum(dim=1).max())
             inputs = {k: batch[k][rows, :width] for k in keys}
-            per_format[fmt] = (model(**inputs).logits, labels[rows], groups[rows])
+            per_format[fmt] = (model(**inputs).trained_logits, labels[rows], groups[rows])
     return unified_loss(per_format, weights, pair_weight=pair_weight)
 
 

@@ -28,6 +28,7 @@ MODEL_FIELDS = (
     "structure_target",
     "exact_prior",
     "exec_prior",
+    "exec_prior_mode",
     "comparison_only",
     "clean_generated",
     "ranking_pair_weight",
