@@ -141,7 +141,7 @@ def test_bad_combinations_say_what_they_need(overrides, message):
 
 @pytest.mark.parametrize("mode", ["start", "ensemble"])
 def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
-    tiny_backbone, fixture_data, tmp_path, capsys, mode
+    tiny_backbone, fixture_data, tmp_path, capsys, monkeypatch, mode
 ):
     from unice.data.dataset import read_split
     from unice.training.evaluation import dev_metrics, predict
@@ -163,6 +163,27 @@ def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["exec_auroc"] == pytest.approx(metrics["best/exec_auroc"])
+    if mode == "ensemble":  # scripts/exec_parts.py reads the same output, and the two parts
+        parts = _exec_parts(metrics["best_checkpoint"], fixture_data, monkeypatch, capsys)
+        assert parts["model output"] == pytest.approx(metrics["best/exec_auroc"], abs=1e-4)
+        assert parts.keys() == {"model output", "network alone", "fitted prior alone"}
+
+
+def _exec_parts(checkpoint, folder, monkeypatch, capsys) -> dict[str, float]:
+    """Run scripts/exec_parts.py's main on ``checkpoint``'s dev split; its table as a dict."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "exec_parts.py"
+    spec = importlib.util.spec_from_file_location("exec_parts", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(sys, "argv", ["exec_parts.py", str(checkpoint), str(folder), "dev"])
+    capsys.readouterr()
+    module.main()
+    rows = [line.split("|") for line in capsys.readouterr().out.splitlines()]
+    return {r[1].strip(): float(r[2]) for r in rows if len(r) == 4 and r[2].strip()[:1].isdigit()}
 
 
 ENSEMBLE = {**ON, "exec_prior_mode": "ensemble"}
