@@ -38,7 +38,24 @@ fi
 rm -f "$errors"
 
 stamp "2/3 training CodeScore (UniCE, MiniLM backbone, CPU) in ${RUN_DIR}"
-"$PY" train.py +experiment=demo data.dir="$DATA_DIR" output_dir="$RUN_DIR"
+train=("$PY" train.py +experiment=demo data.dir="$DATA_DIR" output_dir="$RUN_DIR")
+errors=$(mktemp)
+set +o pipefail
+"${train[@]}" 2>&1 | tee "$errors"
+status=${PIPESTATUS[0]}
+set -o pipefail
+if ((status)); then
+  # a run folder left by an older demo configuration is kept beside the new one, not resumed
+  if grep -q "was saved by a run with other" "$errors"; then
+    old="${RUN_DIR}.old-$(date +%Y%m%d-%H%M%S)"
+    stamp "$RUN_DIR was trained with other settings: moved to $old, training afresh"
+    mv "$RUN_DIR" "$old"
+    "${train[@]}"
+  else
+    rm -f "$errors"; exit 2
+  fi
+fi
+rm -f "$errors"
 
 stamp "3/3 evaluating ${RUN_DIR}/best on the held-out test problems"
 "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$DATA_DIR" split=test output_dir="$EVAL_DIR"
