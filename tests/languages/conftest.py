@@ -19,13 +19,18 @@ LIMITS = ForeignLimits(
 )
 
 
+def open_executor(
+    limits: ForeignLimits, tmp_path_factory: pytest.TempPathFactory, name: str
+) -> Iterator[ForeignExecutor]:
+    """2 workers with ``limits``; builds cached in a fresh ``name`` folder while it is open."""
+    with ForeignExecutor(workers=2, limits=limits, cache_dir=tmp_path_factory.mktemp(name)) as ex:
+        yield ex
+
+
 @pytest.fixture(scope="session")
 def foreign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignExecutor]:
     """2 workers, 1 s CPU per assertion, 256 MB; builds cached for the whole session."""
-    with ForeignExecutor(
-        workers=2, limits=LIMITS, cache_dir=tmp_path_factory.mktemp("builds")
-    ) as ex:
-        yield ex
+    yield from open_executor(LIMITS, tmp_path_factory, "builds")
 
 
 def need(language: str) -> None:

@@ -20,7 +20,7 @@ import pytest
 from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import ProgramResult
-from tests.languages.conftest import LIMITS, need, run, statuses
+from tests.languages.conftest import LIMITS, need, open_executor, run, statuses
 
 ATTACK_LIMITS = replace(LIMITS, timeout=3.0)
 
@@ -132,10 +132,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def attacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignExecutor]:
     """2 workers, 3 s CPU per assertion, 256 MB (see the module docstring for why 3 s)."""
-    with ForeignExecutor(
-        workers=2, limits=ATTACK_LIMITS, cache_dir=tmp_path_factory.mktemp("attack-builds")
-    ) as ex:
-        yield ex
+    yield from open_executor(ATTACK_LIMITS, tmp_path_factory, "attack-builds")
 
 
 @pytest.fixture(autouse=True)
