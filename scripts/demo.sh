@@ -17,45 +17,48 @@ export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
 start=$(date +%s)
 stamp() { echo "[demo $(( $(date +%s) - start ))s] $*"; }
 
-stamp "1/3 building HE-Eval (164 problems, ${MUTANTS} mutants each) in ${DATA_DIR}"
-build=("$PY" -m data_builders build humaneval --out "$DATA_DIR" --mutants "$MUTANTS")
-errors=$(mktemp)
-set +o pipefail
-"${build[@]}" 2>&1 | tee "$errors"
-status=${PIPESTATUS[0]}
-set -o pipefail
-if ((status)); then
-  # a folder left by an older version (other builder settings or input convention) is rebuilt;
-  # the extended-test cache is kept, so this costs the labelling only
-  if grep -q "holds a build with other settings" "$errors"; then
-    stamp "$DATA_DIR was built by an older version: rebuilding it"
-    rm -rf "$DATA_DIR"
-    "${build[@]}"
-  else
+# redo_if_stale PATTERN MOVE_ASIDE CMD...: run CMD; when it fails saying PATTERN (a folder left
+# by an older version of the demo), run MOVE_ASIDE and CMD once more; other failures stop here
+redo_if_stale() {
+  local pattern=$1 move_aside=$2 errors status
+  shift 2
+  errors=$(mktemp)
+  set +o pipefail
+  "$@" 2>&1 | tee "$errors"
+  status=${PIPESTATUS[0]}
+  set -o pipefail
+  if ((status)) && ! grep -q "$pattern" "$errors"; then
     rm -f "$errors"; exit 2
   fi
-fi
-rm -f "$errors"
+  rm -f "$errors"
+  if ((status)); then
+    "$move_aside"
+    "$@"
+  fi
+}
+
+# other builder settings or input convention: rebuilt; the extended-test cache is kept, so this
+# costs the labelling only
+rebuild_data() {
+  stamp "$DATA_DIR was built by an older version: rebuilding it"
+  rm -rf "$DATA_DIR"
+}
+
+# another demo configuration: its run folder is kept beside the new one, not resumed
+retrain() {
+  local old
+  old="${RUN_DIR}.old-$(date +%Y%m%d-%H%M%S)"
+  stamp "$RUN_DIR was trained with other settings: moved to $old, training afresh"
+  mv "$RUN_DIR" "$old"
+}
+
+stamp "1/3 building HE-Eval (164 problems, ${MUTANTS} mutants each) in ${DATA_DIR}"
+redo_if_stale "holds a build with other settings" rebuild_data \
+  "$PY" -m data_builders build humaneval --out "$DATA_DIR" --mutants "$MUTANTS"
 
 stamp "2/3 training CodeScore (UniCE, MiniLM backbone, CPU) in ${RUN_DIR}"
-train=("$PY" train.py +experiment=demo data.dir="$DATA_DIR" output_dir="$RUN_DIR")
-errors=$(mktemp)
-set +o pipefail
-"${train[@]}" 2>&1 | tee "$errors"
-status=${PIPESTATUS[0]}
-set -o pipefail
-if ((status)); then
-  # a run folder left by an older demo configuration is kept beside the new one, not resumed
-  if grep -q "was saved by a run with other" "$errors"; then
-    old="${RUN_DIR}.old-$(date +%Y%m%d-%H%M%S)"
-    stamp "$RUN_DIR was trained with other settings: moved to $old, training afresh"
-    mv "$RUN_DIR" "$old"
-    "${train[@]}"
-  else
-    rm -f "$errors"; exit 2
-  fi
-fi
-rm -f "$errors"
+redo_if_stale "was saved by a run with other" retrain \
+  "$PY" train.py +experiment=demo data.dir="$DATA_DIR" output_dir="$RUN_DIR"
 
 stamp "3/3 evaluating ${RUN_DIR}/best on the held-out test problems"
 "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$DATA_DIR" split=test output_dir="$EVAL_DIR"
