@@ -35,9 +35,11 @@ RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec", "prior")
-EXEC_PRIOR_MODES: tuple[str, ...] = ("start", "ensemble")
 """Where ``structure_features`` go: into the head (every output), a linear term on the Exec
 logit only, or only the fitted Exec prior (``exec_prior``)."""
+EXEC_PRIOR_MODES: tuple[str, ...] = ("start", "ensemble")
+"""How the fitted Exec prior meets the network: the Exec logit starts from it, or the trained
+network's Exec probability is averaged with it."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")

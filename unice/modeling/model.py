@@ -286,8 +286,9 @@ class UniCEModel(UniCEPreTrainedModel):
 
     @property
     def _has_exec_prior(self) -> bool:
-        """Whether the Exec logit starts from the fitted prior of ``exec_prior`` (the config
-        allows it only with ``exact_features``, so only for estimators)."""
+        """Whether the model holds the fitted Exec prior of ``exec_prior`` (its buffers), in
+        either mode (the config allows it only with ``exact_features``, so only for
+        estimators)."""
         return bool(getattr(self.config, "exec_prior", False))
 
     @property
