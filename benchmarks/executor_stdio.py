@@ -5,22 +5,22 @@ test with fresh globals inside one forked child, stdout compared in the host. Me
 1 worker and with ``--workers`` workers; target >= 4,000 tests/s per core. Also prints tests
 per CPU-second of all processes involved, which hardly depends on machine load.
 
-    python benchmarks/executor_stdio.py [--samples 50] [--tests 20] [--workers 2]
+    python benchmarks/executor_stdio.py [--samples 50] [--tests 20] [--workers 2] [--smoke]
+                                        [--json-out PATH]
+
+``--smoke``: 8 programs of 5 tests.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
+from _harness import cpu_seconds
 
-from executor_vs_humaneval import cpu_seconds  # noqa: E402  (same folder)
-
-from data_builders.execution import Executor, Program, StdioTest  # noqa: E402
+from data_builders.execution import Executor, Program, StdioTest
 
 PROGRAMS = [
     "import sys\na, b = map(int, sys.stdin.readline().split())\nprint(a + b)\n",
@@ -50,7 +50,7 @@ def make_programs(samples: int, tests: int, seed: int = 0) -> list[Program]:
     return programs
 
 
-def measure(programs: list[Program], workers: int) -> float:
+def measure(programs: list[Program], workers: int, report: _harness.Report) -> float:
     with Executor(workers=workers) as executor:
         list(executor.map(programs[:4]))  # warm up
         cpu, start = cpu_seconds(), time.perf_counter()
@@ -64,6 +64,13 @@ def measure(programs: list[Program], workers: int) -> float:
     print(f"{workers} worker(s), {isolation}: {n_tests} tests in {elapsed:.2f}s = "
           f"{rate:,.0f} tests/s ({rate / workers:,.0f} per core); "
           f"{n_tests / cpu:,.0f} tests per CPU-second (host + workers)")  # fmt: skip
+    report.figures[f"workers_{workers}"] = {
+        "isolation": isolation,
+        "tests": n_tests,
+        "tests_per_s": round(rate, 1),
+        "tests_per_s_per_core": round(rate / workers, 1),
+        "tests_per_cpu_s": round(n_tests / cpu, 1),
+    }
     return rate
 
 
@@ -72,11 +79,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=50)
     parser.add_argument("--tests", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
-    programs = make_programs(args.samples, args.tests)
-    measure(programs, 1)
-    if args.workers > 1:
-        measure(programs, args.workers)
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.samples, args.tests = 8, 5
+    with _harness.Report(__file__, args) as report:
+        programs = make_programs(args.samples, args.tests)
+        measure(programs, 1, report)
+        if args.workers > 1:
+            measure(programs, args.workers, report)
 
 
 if __name__ == "__main__":

