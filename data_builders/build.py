@@ -48,7 +48,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="keep only the first N samples of each task from --samples (a fixed subsample)",
     )
-    parser.add_argument("--mutants", type=int, default=0, metavar="K", help="AST mutants per task")
+    parser.add_argument(
+        "--mutants",
+        type=int,
+        default=0,
+        metavar="K",
+        help="AST mutants per task (per sample with --mutants-of samples)",
+    )
+    parser.add_argument(
+        "--mutants-of",
+        choices=("reference", "samples"),
+        default="reference",
+        help="mutate each task's reference solution (default) or each of its --samples "
+        "programs (one-edit neighbours of real generations)",
+    )
+    parser.add_argument(
+        "--mutant-splits",
+        metavar="SPLITS",
+        help="comma-separated splits whose tasks get mutants (e.g. train: dev and test keep "
+        "only the real candidates); default every split",
+    )
     parser.add_argument(
         "--generate",
         metavar="MODEL",
@@ -127,6 +146,22 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError("no candidates: pass --samples FILE, --mutants K and/or --generate MODEL")
     if args.mutants < 0 or (args.n is not None and args.n < 1):
         raise UserError("--mutants must be >= 0 and --n >= 1")
+    if args.mutants_of == "samples" and not (args.samples and args.mutants):
+        raise UserError(
+            "--mutants-of samples mutates --samples programs: pass --samples and --mutants K"
+        )
+    if args.mutant_splits is not None:
+        splits = [s.strip() for s in args.mutant_splits.split(",") if s.strip()]
+        unknown = sorted(set(splits) - {"train", "dev", "test"})
+        if not splits or unknown:
+            raise UserError(
+                f"--mutant-splits {args.mutant_splits!r}: give a comma-separated subset of "
+                "train,dev,test"
+            )
+    if args.dataset == "humaneval-x" and (
+        args.mutants_of != "reference" or args.mutant_splits is not None
+    ):
+        raise UserError("--mutants-of/--mutant-splits are for Python datasets, not humaneval-x")
     if args.temperature is not None and args.temperature < 0:
         raise UserError("--temperature must be >= 0")
     if args.top_p is not None and not 0 < args.top_p <= 1:
@@ -169,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
         source=args.problems_file or args.source,
         samples=args.samples,
         mutants=args.mutants,
+        mutants_of=args.mutants_of,
+        mutant_splits=tuple(s.strip() for s in args.mutant_splits.split(",") if s.strip())
+        if args.mutant_splits
+        else None,
         generate=args.generate,
         n=args.n,
         temperature=args.temperature,

@@ -220,22 +220,28 @@ def _pick(rng: random.Random, by_operator: dict[str, list[Edit]], k: int) -> lis
     return [rng.choice(by_operator[rng.choice(names)]) for _ in range(k)]
 
 
-def _task_rng(seed: int, task_id: str) -> random.Random:
-    digest = hashlib.sha256(f"{seed}:mutants:{task_id}".encode()).digest()
+def _task_rng(seed: int, key: str) -> random.Random:
+    digest = hashlib.sha256(f"{seed}:mutants:{key}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def make_mutants(
-    task_id: str, reference: str, count: int, seed: int, max_edits: int = 2
+    task_id: str,
+    reference: str,
+    count: int,
+    seed: int,
+    max_edits: int = 2,
+    rng_key: str | None = None,
 ) -> list[Candidate]:
     """Up to ``count`` distinct, compilable mutants of ``reference``.
 
     The same (seed, task_id, reference) gives the same mutants in any process, so a shard
-    or a resumed build produces identical rows.
+    or a resumed build produces identical rows. ``rng_key`` (default: the task id) names the
+    random stream, so several programs of one task get their own draws.
     """
     if count <= 0:
         return []
-    rng = _task_rng(seed, task_id)
+    rng = _task_rng(seed, rng_key or task_id)
     out: list[Candidate] = []
     seen: set[str] = set()
     for skip_while in (True, False):  # loops only when the rest cannot give `count` mutants
@@ -276,3 +282,38 @@ def _fill(
         seen.add(key)
         operators = "+".join(sorted({edit.operator for edit in chosen}))
         out.append(Candidate(task_id, program, f"mutant:{operators}", "mutant", len(out)))
+
+
+def make_sample_mutants(
+    parent: Candidate, prompt: str, count: int, seed: int, max_edits: int = 2
+) -> list[Candidate]:
+    """Up to ``count`` mutants of a real program (a sample), kind ``sample_mutant``.
+
+    Why: mutants of the reference teach that *near the reference* means *broken*, which real
+    generations contradict (the ones closest to the reference mostly pass). Mutants of each
+    real program instead pair a program with its one-edit neighbours, whose verdicts differ
+    by what string overlap cannot see. Only the text after ``prompt`` (the generator's own
+    code, when the program starts with the prompt) is mutated: edits inside the prompt's
+    stub would be redefined away. Row ids are ``task::sample_mutant::<parent index * count
+    + j>``, stable for a fixed ``count``; ``source`` names the parent sample.
+    """
+    head = prompt if prompt and parent.program.startswith(prompt) else ""
+    body = parent.program[len(head) :]
+    mutants = make_mutants(
+        parent.task_id, body, count, seed, max_edits, rng_key=f"{parent.task_id}#{parent.index}"
+    )
+    if not mutants and head:  # a body-only completion does not parse alone: mutate it all
+        head, body = "", parent.program
+        mutants = make_mutants(
+            parent.task_id, body, count, seed, max_edits, rng_key=f"{parent.task_id}#{parent.index}"
+        )
+    return [
+        Candidate(
+            parent.task_id,
+            head + mutant.program,
+            f"{mutant.source} of {parent.kind}:{parent.index}",
+            "sample_mutant",
+            parent.index * count + j,
+        )
+        for j, mutant in enumerate(mutants)
+    ]

@@ -12,7 +12,7 @@ from data_builders.execution import ExecutionLimits, Executor, Program, ProgramR
 from data_builders.execution.calibrate import LimitPolicy
 from data_builders.extension.suite import ExtendedSuite
 
-KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2}
+KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2, "sample_mutant": 3}
 
 
 def per_test_limits(spec: TaskSpec, suite: ExtendedSuite, policy: LimitPolicy) -> list[float]:

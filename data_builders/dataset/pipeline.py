@@ -22,7 +22,7 @@ from typing import Any
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.candidates.generate import SamplingSettings
-from data_builders.candidates.mutants import make_mutants
+from data_builders.candidates.mutants import make_mutants, make_sample_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
@@ -52,6 +52,10 @@ class BuildRequest:
     source: str | None = None
     samples: Path | None = None
     mutants: int = 0
+    # --mutants-of: mutate the task's reference (the default) or each of its samples
+    mutants_of: str = "reference"
+    # --mutant-splits: the splits whose tasks get mutants (None: every split)
+    mutant_splits: tuple[str, ...] | None = None
     generate: str | None = None
     n: int | None = None  # None: the config's generation.n (likewise temperature, top_p)
     temperature: float | None = None
@@ -77,8 +81,15 @@ class BuildRequest:
 
             limits = dataclasses.asdict(ForeignLimits.from_yaml())
             language = {"language": self.language, "language_limits": limits}
+        # recorded only when set, so builds made before these options keep their manifests
+        mutant_options = {}
+        if self.mutants_of != "reference":
+            mutant_options["mutants_of"] = self.mutants_of
+        if self.mutant_splits is not None:
+            mutant_options["mutant_splits"] = list(self.mutant_splits)
         return {
             **language,
+            **mutant_options,
             "dataset": self.dataset,
             "source": self.source,
             "samples": _file_digest(self.samples) if self.samples else None,
@@ -131,7 +142,9 @@ class BuildRequest:
                 note += f" (first {self.samples_per_task} per task)"
             sources.append(f"samples:{self.samples.name}{note}")
         if self.mutants:
-            sources.append(f"mutants: {self.mutants} per task")
+            of = "reference" if self.mutants_of == "reference" else "sample"
+            where = f" (splits {', '.join(self.mutant_splits)})" if self.mutant_splits else ""
+            sources.append(f"mutants: {self.mutants} per {of}{where}")
         if self.generate:
             s = self.sampling()
             sources.append(
@@ -187,8 +200,12 @@ def _candidates(
     specs: Sequence[TaskSpec],
     problems: dict[str, Problem],
     done: set[str],
+    split_of: dict[str, str] | None = None,
 ) -> Iterator[Candidate]:
-    """Every candidate of this shard, in dataset order, skipping ids already labelled."""
+    """Every candidate of this shard, in dataset order, skipping ids already labelled.
+
+    ``split_of`` (task -> split) is needed only when ``request.mutant_splits`` limits which
+    tasks get mutants."""
     selected = {spec.task_id for spec in specs}
     from_samples = (
         read_samples(request.samples, problems, selected, request.samples_per_task)
@@ -199,19 +216,32 @@ def _candidates(
         from_samples = mark_reference_copies(
             from_samples, problems, exclude=request.reference_samples == "exclude"
         )
+    seed, max_edits = request.config.seed, request.config.mutants.max_edits
     for spec in specs:
-        yield from from_samples.get(spec.task_id, [])
-        if request.mutants:
-            reference = spec.references[0]
+        samples = from_samples.get(spec.task_id, [])
+        yield from samples
+        if not request.mutants or not _gets_mutants(request, spec.task_id, split_of):
+            continue
+        if request.mutants_of == "reference":
             yield from make_mutants(
-                spec.task_id,
-                reference,
-                request.mutants,
-                request.config.seed,
-                request.config.mutants.max_edits,
+                spec.task_id, spec.references[0], request.mutants, seed, max_edits
             )
+        else:
+            for sample in samples:
+                yield from make_sample_mutants(
+                    sample, spec.problem.prompt, request.mutants, seed, max_edits
+                )
     if request.generate:
         yield from _generated(request, specs, done)
+
+
+def _gets_mutants(request: BuildRequest, task_id: str, split_of: dict[str, str] | None) -> bool:
+    """Whether ``task_id``'s split is one of ``request.mutant_splits`` (all when unset)."""
+    if request.mutant_splits is None:
+        return True
+    if split_of is None:
+        raise ValueError("mutant_splits needs the task -> split map")
+    return split_of[task_id] in request.mutant_splits
 
 
 def _generated(
@@ -368,7 +398,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
             def label_chunk(pending: list[Candidate]) -> Iterator[dict[str, Any]]:
                 return label(pending, by_task, suites, executor, cfg.limits)
 
-            label_candidates(request, specs, by_id, store, label_chunk)
+            label_candidates(request, specs, by_id, store, label_chunk, split_of)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     return finish(request, rows, tasks, started)
 
@@ -419,6 +449,7 @@ def label_candidates(
     problems: dict[str, Problem],
     store: ProgressStore,
     label_chunk: Callable[[list[Candidate]], Iterable[dict[str, Any]]],
+    split_of: dict[str, str] | None = None,
 ) -> None:
     """Label every candidate not yet in the store, ``request.chunk_size`` at a time (rows of
     a chunk from ``label_chunk``: Python's :func:`label`, or HE-Eval-X's); each chunk's rows
@@ -432,7 +463,7 @@ def label_candidates(
         store.sync()
         pending.clear()
 
-    for candidate in _candidates(request, specs, problems, done):
+    for candidate in _candidates(request, specs, problems, done, split_of):
         if candidate.id not in done:
             pending.append(candidate)
         if len(pending) >= request.chunk_size:

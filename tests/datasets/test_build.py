@@ -281,3 +281,40 @@ def test_evaluation_reads_the_recorded_execution_cost(clean_build) -> None:
     cost = execution_cost(out / "test.jsonl", "test", None)
     assert cost["seconds"] == stats["splits"]["test"]["execution_seconds"]
     assert "execution_seconds from stats.json (this split)" in cost["note"]
+
+
+def test_mutants_of_samples_only_in_the_train_split(
+    clean_build: tuple[Path, Path], samples: Path, tmp_path: Path
+) -> None:
+    """``--mutants-of samples --mutant-splits train``: one-edit neighbours of each real
+    program, labelled like any candidate, only for training tasks; dev and test keep exactly
+    the real candidates of the build without them."""
+    clean, cache = clean_build
+    out = tmp_path / "he-mut"
+    argv = _argv(out, samples, cache, "--mutants-of", "samples", "--mutant-splits", "train")
+    assert main(argv) == 0
+    rows, plain = _rows(out), _rows(clean)
+    kinds = {split: {r["id"].split("::")[1] for r in rows[split]} for split in rows}
+    assert kinds["dev"] <= {"samples"} and kinds["test"] <= {"samples"}
+    assert "sample_mutant" in kinds["train"] and "mutant" not in kinds["train"]
+    for split in ("dev", "test"):
+        real = [r for r in plain[split] if "::samples::" in r["id"]]
+        assert [r["id"] for r in rows[split]] == [r["id"] for r in real]
+        assert [r["pass_ratio"] for r in rows[split]] == [r["pass_ratio"] for r in real]
+    by_id = {r["id"]: r for r in rows["train"]}
+    mutants = [r for r in rows["train"] if "::sample_mutant::" in r["id"]]
+    for row in mutants:
+        parent_index = int(row["source"].rsplit(":", 1)[1])
+        parent = by_id[f"{row['task_id']}::samples::{parent_index}"]
+        assert row["program"] != parent["program"] and row["n_tests"] == parent["n_tests"]
+    assert any(  # a one-edit neighbour whose verdict differs from its parent's
+        r["pass_ratio"]
+        != by_id[f"{r['task_id']}::samples::{int(r['source'].rsplit(':', 1)[1])}"]["pass_ratio"]
+        for r in mutants
+    )
+    assert main([*argv[:-1], "dev"]) == 2  # other mutant splits: another build
+
+
+def test_mutants_of_samples_needs_samples(capsys) -> None:
+    assert main(["build", "mbpp", "--mutants", "2", "--mutants-of", "samples", "--out", "x"]) == 2
+    assert "--mutants-of samples" in capsys.readouterr().err
