@@ -46,7 +46,9 @@ class Skipped(Exception):  # noqa: N818 - reads as what happened
     """A smoke run that cannot run here (a toolchain or package is missing): the reason."""
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(
+    parser: argparse.ArgumentParser, argv: list[str] | None = None
+) -> argparse.Namespace:
     """``parser``'s arguments plus ``--smoke`` and ``--json-out``."""
     parser.add_argument(
         "--smoke",

@@ -14,11 +14,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
+
+
+def tiny_causal_lm(folder: Path) -> str:
+    """A random 1-layer Llama with ``unice.testing``'s tiny tokenizer, saved to ``folder``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from unice.testing import build_tiny_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
 
 
 def main() -> None:
@@ -31,8 +50,17 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print one JSON line")
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.model = tiny_causal_lm(_harness.scratch() / "tiny-lm")
+        args.dataset, args.source, args.problems, args.n, args.max_new_tokens = (
+            "humaneval", None, 2, 1, 8
+        )  # fmt: skip
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
 
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     import torch
 
     from data_builders.candidates.generate import (
@@ -74,6 +102,7 @@ def main() -> None:
         "programs_per_s": round(len(programs) / seconds, 3),
         "compile_rate": round(sum(compiles(c.program) for c in programs) / len(programs), 3),
     }
+    report.figures.update(result)
     if args.json:
         print(json.dumps(result))
     else:

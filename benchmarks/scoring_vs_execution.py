@@ -9,7 +9,8 @@ first run fills the extended-test cache, the second, timed, run only checks refe
 labels the candidates -- the cost a user pays to label programs by execution. Scoring = the
 UniCE model scoring all rows of the built dataset in every format they have (g+r, g+n,
 g+r+n), as ``unice-score`` does. Without ``--model`` an untrained model on the demo backbone
-is used (speed does not depend on the weights).
+is used (speed does not depend on the weights). ``--smoke``: one problem, one mutant, a tiny
+random checkpoint (``unice.testing``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import _harness
 import torch
+from _harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from data_builders.jsonl import read_jsonl  # noqa: E402
+from data_builders.jsonl import read_jsonl
 
 
 def build_dataset(out: Path, args: argparse.Namespace, cache: Path) -> float:
@@ -77,7 +77,17 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", help="also write the figures to this file")
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        from unice.testing import save_tiny_checkpoint
+
+        args.max_problems, args.mutants, args.threads, args.device = 1, 1, 1, "cpu"
+        args.model = str(save_tiny_checkpoint(_harness.scratch() / "tiny-checkpoint"))
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,6 +121,7 @@ def main() -> None:
         "device": args.device,
         "threads_or_workers": args.threads,
     }
+    report.figures.update(result)
     for key, value in result.items():
         print(f"{key:>32}: {value}")
     if args.json:

@@ -13,6 +13,7 @@ formats (g+r, g+n, g+r+n) as in L_Uni training. One "sample" = 3 encoder sequenc
 ``cross`` architecture (its formats joined); the ``estimator`` encodes each distinct text once
 (g, plus a problem's r and n) and compares them in the head. ``--architecture both`` times the
 two side by side in one run and prints their ratio (peak memory is then the larger of the two).
+``--smoke``: a tiny random model (``unice.testing``), one step of 4 samples, no warm-up.
 """
 
 from __future__ import annotations
@@ -20,19 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
+import _harness
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from unice.data.dataset import Collator, Sample  # noqa: E402
-from unice.data.encoding import InputEncoder  # noqa: E402
-from unice.modeling.configuration import FORMATS  # noqa: E402
-from unice.training.loop import batch_loss  # noqa: E402
-from unice.training.optim import OptimConfig, build_optimizer  # noqa: E402
+from unice.data.dataset import Collator, Sample
+from unice.data.encoding import InputEncoder
+from unice.modeling.configuration import FORMATS
+from unice.training.loop import batch_loss
+from unice.training.optim import OptimConfig, build_optimizer
 
 CANDIDATES_PER_PROBLEM = 4
 """As training batches them (``trainer.group_size``): candidates of a problem share its r and n."""
@@ -56,6 +55,11 @@ def humaneval_samples() -> list[Sample]:
 
 def build(args: argparse.Namespace):
     """``(model, tokenizer)`` for the requested backbone."""
+    if args.smoke:
+        from unice.testing import build_tiny_model
+
+        model = build_tiny_model(architecture=args.architecture, max_length=args.max_length)
+        return model, model.tokenizer
     if args.unixcoder_random:
         from transformers import RobertaConfig
 
@@ -116,7 +120,11 @@ def run(args: argparse.Namespace) -> dict:
     seconds = sum(times)
     n = args.steps * args.batch_size
     return {
-        "backbone": "unixcoder-sized (random init)" if args.unixcoder_random else args.backbone,
+        "backbone": "tiny random (smoke)"
+        if args.smoke
+        else "unixcoder-sized (random init)"
+        if args.unixcoder_random
+        else args.backbone,
         "architecture": config.architecture,
         "device": str(device),
         "precision": args.precision,
@@ -148,16 +156,24 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the figures to this file")
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.device, args.precision, args.steps, args.warmup = "cpu", "no", 1, 0
+        args.batch_size, args.max_length, args.threads = 4, 64, 1
     architectures = ["cross", "estimator"] if args.architecture == "both" else [args.architecture]
-    results = [run(argparse.Namespace(**{**vars(args), "architecture": a})) for a in architectures]
-    for result in results:
-        for key, value in result.items():
-            print(f"{key:>22}: {value}")
-        print()
-    if len(results) == 2:
-        ratio = results[0]["seconds_per_step"] / results[1]["seconds_per_step"]
-        print(f"estimator vs cross: {ratio:.2f}x the training steps per second")
+    with _harness.Report(__file__, args) as report:
+        results = [
+            run(argparse.Namespace(**{**vars(args), "architecture": a})) for a in architectures
+        ]
+        for result in results:
+            for key, value in result.items():
+                print(f"{key:>22}: {value}")
+            print()
+            report.figures[result["architecture"]] = result
+        if len(results) == 2:
+            ratio = results[0]["seconds_per_step"] / results[1]["seconds_per_step"]
+            report.figures["estimator_vs_cross_steps_per_s"] = round(ratio, 3)
+            print(f"estimator vs cross: {ratio:.2f}x the training steps per second")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
 
