@@ -20,6 +20,7 @@ from unice.metrics import (
     corpus_correlations,
     example_level_correlations,
     passability_agreement,
+    system_level_correlations,
 )
 
 LABELS = ("pass_ratio", "passed")
@@ -131,6 +132,32 @@ def paired_comparison(
         seed=settings.seed,
     )
     return paired_report(draws, ours, others)
+
+
+def system_level(
+    columns: Sequence[MetricColumn],
+    data: EvalData,
+    settings: AnalysisSettings,
+    generators: Sequence[str],
+    source: str = "",
+) -> dict[str, Any]:
+    """Each generator's mean score vs its pass rate (mean ``passed``, whatever ``label`` is),
+    Kendall tau and Pearson r across generators, with a bootstrap over generators (the same
+    resamples for every column; ``unice/metrics/system_level.py`` says why generators)."""
+    result = system_level_correlations(
+        {c.name: c.scores for c in columns if c.n_scored},
+        data.passed,
+        list(generators),
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        seed=settings.seed,
+    )
+    for column in columns:
+        if column.name in result["metrics"]:
+            result["metrics"][column.name]["kind"] = column.kind
+    result["unit"] = "generators"
+    result["generators_from"] = source
+    return result
 
 
 def analyse(

@@ -141,3 +141,48 @@ def plot_correlation_bars(metrics: list[dict[str, Any]], path: Path) -> Path | N
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def best_baseline(system: dict[str, Any]) -> str | None:
+    """The non-CodeScore column with the highest system-level Kendall tau (None: none defined)."""
+    others = [
+        (name, m["kendall"])
+        for name, m in system["metrics"].items()
+        if m.get("kind") != "codescore" and m["kendall"] is not None and np.isfinite(m["kendall"])
+    ]
+    return max(others, key=lambda item: item[1])[0] if others else None
+
+
+def plot_system_level(system: dict[str, Any] | None, path: Path) -> Path | None:
+    """Each generator's mean score against its pass rate: every CodeScore column and the
+    baseline with the best system-level tau, one panel each."""
+    if not system or not system["metrics"]:
+        return None
+    names = [n for n, m in system["metrics"].items() if m.get("kind") == "codescore"][:5]
+    best = best_baseline(system)
+    if best:
+        names.append(best)
+    if not names:
+        return None
+    pass_rate = np.asarray([s["pass_rate"] for s in system["systems"]])
+    fig, axes = _grid(len(names))
+    for ax, name in zip(axes, names, strict=False):
+        metric = system["metrics"][name]
+        means = np.asarray([np.nan if v is None else v for v in metric["means"]], dtype=float)
+        ax.scatter(pass_rate, means, s=18, alpha=0.75)
+        label = "" if metric.get("kind") == "codescore" else " (best baseline)"
+        ax.set_title(
+            f"{name}{label}\nτ {_text(metric['kendall'])}, r {_text(metric['pearson'])}",
+            fontsize=9,
+        )
+        ax.set_xlabel("generator pass rate")
+        ax.set_ylabel("generator mean score")
+    fig.suptitle(f"System level: {system['n_systems']} generators", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _text(value: float | None) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"

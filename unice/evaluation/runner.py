@@ -23,6 +23,7 @@ from unice.evaluation.analysis import (
     analyse,
     label_summary,
     paired_comparison,
+    system_level,
 )
 from unice.evaluation.baselines import run_baselines
 from unice.evaluation.codescore import score_checkpoint
@@ -36,9 +37,11 @@ from unice.evaluation.plots import (
     plot_correlation_bars,
     plot_exec_reliability,
     plot_predicted_vs_true,
+    plot_system_level,
 )
 from unice.evaluation.provenance import execution_cost, provenance
 from unice.evaluation.report import print_tables, to_jsonable, write_report
+from unice.evaluation.systems import row_generators
 
 
 def _to_dict(cfg: Any) -> dict[str, Any]:
@@ -115,11 +118,18 @@ def _write_scores(columns: list[MetricColumn], data: EvalData, path: Path) -> No
     write_jsonl(path, rows)
 
 
-def _plots(columns: list[MetricColumn], data: EvalData, metrics: list, out: Path) -> list[str]:
+def _plots(
+    columns: list[MetricColumn],
+    data: EvalData,
+    metrics: list,
+    systems: dict[str, Any] | None,
+    out: Path,
+) -> list[str]:
     made = [
         plot_predicted_vs_true(columns, data.pass_ratio, out / "pred_vs_true.png"),
         plot_exec_reliability(columns, data.executable, out / "exec_reliability.png"),
         plot_correlation_bars(metrics, out / "correlations.png"),
+        plot_system_level(systems, out / "system_level.png") if systems else None,
     ]
     return [str(path) for path in made if path is not None]
 
@@ -143,6 +153,7 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
     )
     started = time.perf_counter()
     data = load_split(cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"))
+    generators, generators_from = row_generators(data, cfg.get("generators"))
     columns, skipped = collect_columns(cfg, data, progress)
     if not columns:
         why = "; ".join(f"{s.name} skipped: {s.reason}" for s in skipped)
@@ -158,13 +169,20 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
         "data": {"path": str(data.path), "sha256": data.sha256, **label_summary(data)},
         "metrics": metrics,
         "paired": paired_comparison(columns, data, settings, cfg.get("paired_exclude") or ()),
+        "system_level": system_level(columns, data, settings, generators, generators_from)
+        if generators
+        else None,
         "skipped": [s.__dict__ for s in skipped],
         "execution_cost": execution_cost(data.path, cfg.get("split", "test"), data.rows),
         "config": cfg,
     }
     out.mkdir(parents=True, exist_ok=True)
     _write_scores(columns, data, out / "scores.jsonl")
-    report["plots"] = _plots(columns, data, metrics, out) if cfg.get("plots", True) else []
+    report["plots"] = (
+        _plots(columns, data, metrics, report["system_level"], out)
+        if cfg.get("plots", True)
+        else []
+    )
     report["seconds"] = time.perf_counter() - started
     paths = write_report(report, out)
     print_tables(report, console)

@@ -168,6 +168,39 @@ def selection_table(report: dict[str, Any]) -> Table:
     return table
 
 
+def system_table(report: dict[str, Any]) -> Table | None:
+    """Generator mean score vs generator pass rate, across generators (WMT's system level)."""
+    system = report.get("system_level")
+    if not system:
+        return None
+    rates = [s["pass_rate"] for s in system["systems"]]
+    title = (
+        f"System level: each generator's mean score vs its pass rate "
+        f"({system['n_systems']} generators)"
+    )
+    table = Table(title, ["Metric", "generators", "τ", "r"])
+    for name, m in system["metrics"].items():
+        table.rows.append(
+            [
+                name,
+                str(m["n_systems"]),
+                _with_ci(m["kendall"], m.get("kendall_ci")),
+                _with_ci(m["pearson"], m.get("pearson_ci")),
+            ]
+        )
+    conf = int(round(100 * system["confidence"]))
+    if system["n_resamples"]:
+        table.notes.append(
+            f"[{conf}% bootstrap CI, {system['n_resamples']} resamples of the generators]"
+        )
+    table.notes.append(
+        f"pass rate = mean of `passed` over a generator's programs ({fmt(min(rates))} to "
+        f"{fmt(max(rates))}); mean score over the programs the metric scored. Generators "
+        f"from {system.get('generators_from') or 'n/a'}."
+    )
+    return table
+
+
 def time_table(report: dict[str, Any]) -> Table:
     n = report["data"]["n_samples"]
     table = Table("Time", ["Metric", "wall s", "s / 1k samples", "note"])
@@ -191,6 +224,7 @@ def build_tables(report: dict[str, Any]) -> list[Table]:
         paired_table(report),
         exec_table(report),
         selection_table(report),
+        system_table(report),
         time_table(report),
     ]
     return [t for t in tables if t is not None]
