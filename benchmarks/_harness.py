@@ -150,6 +150,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return None  # NaN and infinities are not JSON
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)

@@ -20,6 +20,10 @@ counted with one tokenizer for all engines, so tokens/s compare like with like. 
 
 The quantisation printed is the GGUF's (from llama.cpp's model description). Figures depend
 on the load of the machine: compare rows of one run, not runs.
+
+``--smoke``: xllamacpp alone (the others need SmolLM2 converted for transformers, ~30 s, or
+ik-llama-cpp-python), one HumanEval problem, one sample of 8 tokens, tokens counted with
+``unice.testing``'s tiny tokenizer.
 """
 
 from __future__ import annotations
@@ -33,14 +37,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
 Job = tuple[Any, int]  # (problem, sample index)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, help="MBPP problem file")
+    parser.add_argument("--source", help="MBPP problem file (required but with --smoke)")
     parser.add_argument("--problems", type=int, default=2)
     parser.add_argument("--n", type=int, default=4, help="samples per problem")
     parser.add_argument("--max-new-tokens", type=int, default=256)
@@ -48,8 +52,17 @@ def main() -> None:
     parser.add_argument("--parallel", default="1,4", help="comma-separated sequences at once")
     parser.add_argument("--engines", default="transformers,xllamacpp,ik")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON lines here")
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.problems, args.n, args.max_new_tokens = 1, 1, 8
+        args.threads, args.parallel, args.engines = "1", "1", "xllamacpp"
+    else:
+        _harness.require("--source", args.source, parser)
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
 
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     from data_builders.candidates.generate import SamplingSettings
     from data_builders.dataset.config import load_config
     from data_builders.dataset.pipeline import load_problems
@@ -62,11 +75,18 @@ def main() -> None:
         n=args.n,
         max_new_tokens=args.max_new_tokens,
     )
-    problems = load_problems("mbpp", args.source)[: args.problems]
+    if args.smoke:
+        _harness.need_module("xllamacpp", "the llama.cpp engine")
+        from unice.testing import build_tiny_tokenizer
+
+        problems = load_problems("humaneval", None)[: args.problems]
+        tokenizer = build_tiny_tokenizer()
+    else:
+        problems = load_problems("mbpp", args.source)[: args.problems]
+        tokenizer = _hf_tokenizer()
     threads = [int(t) for t in args.threads.split(",")]
     parallels = [int(p) for p in args.parallel.split(",")]
     engines = args.engines.split(",")
-    tokenizer = _hf_tokenizer()
     rows: list[dict[str, Any]] = []
     runners: dict[str, Callable[..., list[dict[str, Any]]]] = {
         "transformers": _bench_transformers,
@@ -85,6 +105,7 @@ def main() -> None:
     for row in rows:
         ratio = row["programs_per_s"] / base["programs_per_s"] if base else float("nan")
         row["vs_transformers_1thread"] = round(ratio, 2)
+        report.figures[f"{row['engine']} threads={row['threads']} parallel={row['parallel']}"] = row
         print(
             f"{row['engine']:<13} {row['quant']:<7} {row['threads']:>3} {row['parallel']:>3} "
             f"{row['programs']:>6} {row['tokens']:>7} {row['seconds']:>8.1f} "
