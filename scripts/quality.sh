@@ -90,7 +90,7 @@ timed train "$PY" train.py +experiment=zeroshot_cpu "${train_data[@]}" output_di
 stamp "3/3 zero-shot evaluation on HumanEval (never trained on)"
 timed eval_he "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$HE_DIR" split=test output_dir="$OUT/he-eval"
 timed eval_he_multi "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data=data/he-multi split=test \
-  label=passed output_dir="$OUT/he-multi"
+  label=passed generators="$SHARED/humaneval_generations_multi.jsonl" output_dir="$OUT/he-multi"
 
 timings=$(for key in "${!seconds[@]}"; do printf '%s=%s ' "$key" "${seconds[$key]}"; done)
 "$PY" scripts/quality_report.py --out "$OUT" --checkpoint "$RUN_DIR/best" \
