@@ -12,6 +12,9 @@ agreement between harnesses; nothing here comes from MultiPL-E's data (never tra
 
     python benchmarks/make_multilingual_programs.py --problems-file ../shared/data/humaneval_x/humaneval_cpp.jsonl.gz \\
         --language cpp --max-problems 20 --mutants 3 --out-samples /tmp/cpp_samples.jsonl
+
+The mutants and rows are ``data_builders.problems.multipl_e_rows``'s. ``--smoke``: a JavaScript
+task made here, as MultiPL-E rows, written to a scratch folder (no toolchain needed).
 """
 
 from __future__ import annotations
@@ -19,195 +22,41 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.errors import UserError  # noqa: E402
-from data_builders.execution.languages import get_language  # noqa: E402
-from data_builders.jsonl import write_jsonl  # noqa: E402
-
-# MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem; each
-# language module keeps them, as `build humaneval-x --generate` cuts at them too).
-STOP_TOKENS = {
-    name: list(get_language(name).stop_tokens) for name in ("cpp", "java", "js", "go", "rust")
-}
-# MultiPL-E's language field for these (its Go rows are run as *_test.go files).
-MULTIPL_E_LANGUAGE = {"go": "go_test.go", "rust": "rs"}
-# What the tests must start with once the completion is cut before the function's end.
-TEST_OPENERS = {"cpp": "}\n", "java": "    }\n", "js": "", "go": "", "rust": "}\n"}
-QUOTES_GO = "\"'`"
-OPERATORS = [
-    (r"(?<![<>=!])==(?!=)", "!="),
-    (r"!=", "=="),
-    (r"<=", "<"),
-    (r">=", ">"),
-    (r"(?<![<>=-])>(?![>=])", ">="),
-    (r"(?<![<])<(?![<=])", "<="),
-    (r"(?<![+])\+(?![+=])", "-"),
-    (r"\btrue\b", "false"),
-    (r"\bfalse\b", "true"),
-    (r"\b0\b", "1"),
-    (r"\b1\b", "2"),
-    (r"&&", "||"),
-]
-
-
-def mutants(code: str, count: int, rng: random.Random) -> list[str]:
-    """Up to ``count`` distinct one-edit mutants of ``code`` (operator and site chosen by ``rng``)."""
-    if count <= 0:
-        return []
-    sites = [
-        (m.start(), m.end(), new) for pattern, new in OPERATORS for m in re.finditer(pattern, code)
-    ]
-    rng.shuffle(sites)
-    out: list[str] = []
-    for start, end, new in sites:
-        mutant = code[:start] + new + code[end:]
-        if mutant != code and mutant not in out:
-            out.append(mutant)
-        if len(out) == count:
-            break
-    return out
-
-
-def _go_row(problem, name: str) -> tuple[str, str] | None:
-    """MultiPL-E's Go shape: ``package <name>_test`` importing testing and fmt (plus the packages
-    HumanEval-X's prompt imports, so its canonical solution compiles), and a test that checks a
-    table ``{actual, expected}`` by ``fmt.Sprintf("%v")``. None when the HumanEval-X test holds
-    anything but testify ``Equal``/``True``/``False`` calls (a loop, a helper)."""
-    from data_builders.execution.languages.source import find_calls, split_top_level
-
-    imports = problem.metadata.get("import", "")
-    body = problem.prompt.replace(imports, "") if imports else problem.prompt
-    packages = ["testing", "fmt"]
-    packages += [p for p in re.findall(r'"([^"]+)"', imports) if p not in packages]
-    test = problem.test or ""
-    open_brace = test.find("{", test.find("func Test"))
-    inner = test[open_brace + 1 : test.rstrip().rfind("}")]
-    inner = re.sub(r"assert\s*:=\s*assert\.New\(t\)", "", inner)
-    rows, rest, last = [], "", 0
-    for start, paren, close in find_calls(inner, r"assert\.\w+", QUOTES_GO):
-        rest += inner[last:start]
-        last = close + 1
-        check = inner[start + len("assert.") : paren]
-        args = split_top_level(inner[paren + 1 : close], quotes=QUOTES_GO)
-        if check == "Equal" and len(args) == 2:
-            rows.append((args[1], args[0]))
-        elif check in ("True", "False") and len(args) == 1:
-            rows.append((args[0], check.lower()))
-        else:
-            return None
-    if not rows or (rest + inner[last:]).strip():
-        return None
-    entry = re.search(r"func\s+(\w+)", problem.metadata.get("declaration", "") or body)
-    prompt = (
-        f"package {name}_test\n\nimport (\n"
-        + "".join(f'    "{p}"\n' for p in packages)
-        + ")\n\n"
-        + body.lstrip("\n")
-    )
-    table = "".join(f"     {{ actual: {a}, expected: {e} }},\n" for a, e in rows)
-    tests = (
-        f"func Test{entry.group(1) if entry else 'Candidate'}(t *testing.T) {{\n"
-        "\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n"
-        f"   tests := []test{{\n{table}   }}\n\n"
-        "\tfor i, tc := range tests {\n"
-        '\t\tt.Run(fmt.Sprintf("test num % d", i), func(t *testing.T) {\n'
-        '\t\t\tif fmt.Sprintf("%v", tc.actual) != fmt.Sprintf("%v", tc.expected) {\n'
-        "\t\t\t\tt.Errorf(\"expected '%s', got '%s'\", tc.expected, tc.actual)\n"
-        "\t\t\t}\n\t\t})\n\t}\n}\n"
-    )
-    return prompt, tests
-
-
-def _rust_row(problem) -> tuple[str, str] | None:
-    """MultiPL-E's Rust shape: the assertions in ``fn main`` (a plain ``rustc`` binary), the
-    test opening by closing the function. None when the test has no ``#[test]`` function."""
-    from data_builders.execution.languages.source import code_mask, matching
-    from data_builders.problems.humaneval_x import program_and_test
-
-    source, test = program_and_test(problem, "")
-    prompt = source.replace("\nfn main(){ \n } \n", "", 1)
-    found = re.search(r"#\[test\]\s*fn\s+\w+\s*\(\)\s*\{", test)
-    if found is None or "/*" in test[: found.start()]:
-        return None
-    close = matching(test, found.end() - 1, code_mask(test))
-    body = test[found.end() : close]
-    return prompt, "fn main() {" + body + "}\n"
-
-
-def _java_row(problem) -> tuple[str, str] | None:
-    """MultiPL-E's Java shape: the class is ``Problem``, whose ``main`` holds one
-    ``assert(...)`` per element of HumanEval-X's ``correct`` list (MultiPL-E runs ``java -ea
-    Problem``); the test opens by closing the method. HumanEval-X's methods are not static, so
-    ``main`` makes an instance ``s`` as HumanEval-X's test does. None without a ``correct`` list."""
-    from data_builders.execution.languages.source import code_mask, matching, split_top_level
-    from data_builders.problems.humaneval_x import program_and_test
-
-    source, test = program_and_test(problem, "")
-    found = re.search(r"List<Boolean>\s+correct\s*=\s*Arrays\.asList\(", test)
-    if found is None or "class Solution" not in source:
-        return None
-    close = matching(test, found.end() - 1, code_mask(test))
-    checks = split_top_level(test[found.end() : close])
-    prompt = source.replace("class Solution", "class Problem", 1)
-    tests = (
-        "    public static void main(String[] args) {\n        Problem s = new Problem();\n"
-        + "".join(f"        assert({c});\n" for c in checks if c)
-        + "    }\n\n}\n"
-    )
-    return prompt, tests
-
-
-def multipl_e_row(problem, language: str, name: str) -> dict | None:
-    """A MultiPL-E row for a HumanEval-X problem (prompt as the program's head, tests closing
-    it); None when the task's test has no MultiPL-E form here (Go/Rust: see their helpers)."""
-    from data_builders.problems.humaneval_x import program_and_test
-
-    if language in ("go", "rust", "java"):
-        made = {"go": lambda: _go_row(problem, name), "rust": lambda: _rust_row(problem)}.get(
-            language, lambda: _java_row(problem)
-        )()
-        if made is None:
-            return None
-        prompt, test = made
-        return {
-            "name": name,
-            "language": MULTIPL_E_LANGUAGE.get(language, language),
-            "prompt": prompt,
-            "tests": TEST_OPENERS[language] + test,
-            "stop_tokens": STOP_TOKENS[language],
-        }
-    prompt, test = program_and_test(problem, "")
-    if language == "js":
-        test = "const assert = require('node:assert');\n" + test.replace(
-            "console.assert(", "assert.ok("
-        )
-    return {
-        "name": name,
-        "language": language,
-        "prompt": prompt,
-        "tests": TEST_OPENERS[language] + test,
-        "stop_tokens": STOP_TOKENS[language],
-    }
+from data_builders.errors import UserError
+from data_builders.jsonl import write_jsonl
+from data_builders.problems.multipl_e_rows import STOP_TOKENS, multipl_e_row, mutants
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems-file", required=True, type=Path, help="HumanEval-X .jsonl[.gz]")
-    parser.add_argument("--language", required=True, choices=sorted(STOP_TOKENS))
+    parser.add_argument("--problems-file", type=Path, help="HumanEval-X .jsonl[.gz]; required")
+    parser.add_argument("--language", choices=sorted(STOP_TOKENS), help="required")
     parser.add_argument("--format", default="humaneval-x", choices=("humaneval-x", "multipl-e"))
     parser.add_argument("--max-problems", type=int, default=None)
     parser.add_argument("--mutants", type=int, default=3, help="mutants per task")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out-samples", required=True, type=Path)
+    parser.add_argument("--out-samples", type=Path, help="required")
     parser.add_argument(
         "--out-problems", type=Path, help="MultiPL-E rows (with --format multipl-e)"
     )
-    args = parser.parse_args(argv)
+    args = _harness.parse_args(parser, argv)
+    if args.smoke:
+        folder = _harness.scratch()
+        args.problems_file = _harness.tiny_humaneval_x(folder)
+        args.language, args.format = "js", "multipl-e"
+        args.out_samples, args.out_problems = folder / "samples.jsonl", folder / "rows.jsonl"
+    for flag in ("--problems-file", "--language", "--out-samples"):
+        _harness.require(flag, getattr(args, flag[2:].replace("-", "_")), parser)
+    with _harness.Report(__file__, args) as report:
+        return benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> int:
     try:
         from data_builders.problems.humaneval_x import canonical_solution, load_humaneval_x_file
 
@@ -240,16 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     write_jsonl(args.out_samples, samples)
     if rows:
         write_jsonl(args.out_problems, rows)
-    print(
-        json.dumps(
-            {
-                "tasks": len(problems),
-                "samples": len(samples),
-                "problems_rows": len(rows),
-                "skipped": skipped,
-            }
-        )
-    )
+    counts = {
+        "tasks": len(problems),
+        "samples": len(samples),
+        "problems_rows": len(rows),
+        "skipped": skipped,
+    }
+    report.figures.update(counts)
+    print(json.dumps(counts))
     return 0
 
 

@@ -19,7 +19,7 @@ written to a ``*_test.go`` file, as upstream's ``containerized_eval`` does for t
 ``go_test.go`` (the wheel's copy maps ``go`` to a plain ``.go`` file, which ``go test`` finds
 no tests in). The reference's ``node`` gets the ``NODE_PATH`` that ``label``'s gives
 (global npm modules such as ``js-md5``; ``--bare-node`` to leave it out). With ``--reference plain`` the plain harness of
-``benchmarks/label_vs_plain_harness.py`` (the same rules, written here) is the reference.
+``data_builders.execution.plain_harness`` (the same rules, written there) is the reference.
 
 The program is ``prompt + completion cut at the first stop token + "\\n" + tests`` (MultiPL-E
 cuts at generation time; ``data_builders.problems.multipl_e.stop_at_stop_token``). Prints, per
@@ -28,6 +28,9 @@ statuses and the first lines of the reference's stderr.
 
     python benchmarks/multipl_e_agreement.py --problems P.jsonl --samples S.jsonl \\
         --evaluator-wheel W.whl [--workers 2] [--details D.jsonl]
+
+``--smoke``: ``--reference plain`` (no wheel) on a JavaScript row made here and two samples
+(needs ``node``).
 """
 
 from __future__ import annotations
@@ -46,10 +49,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _harness
 
-from data_builders.errors import UserError  # noqa: E402
+from data_builders.errors import UserError
 
 EVALUATOR_PACKAGE = "bigcode_eval/tasks/custom_metrics/multiple_metrics/"
 PRIVATE_NAME = "_multipl_e_evaluator"
@@ -135,8 +137,8 @@ def evaluate(package: ModuleType, language: str, program: str) -> dict[str, Any]
 
 
 def plain_verdict(language: str, program: str) -> dict[str, Any]:
-    """The plain harness's verdict (``label_vs_plain_harness.run_plain``) in the same shape."""
-    from label_vs_plain_harness import run_plain
+    """The plain harness's verdict (``plain_harness.run_plain``) in the same shape."""
+    from data_builders.execution.plain_harness import run_plain
 
     verdict = run_plain(PLAIN_NAMES[language], program)
     return {"status": verdict.stage, "passed": verdict.passed, "exit_code": None, "stderr": ""}
@@ -166,8 +168,8 @@ def same_environment() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems", required=True, type=Path, help="MultiPL-E rows (.jsonl)")
-    parser.add_argument("--samples", required=True, type=Path, help="task_id + completion")
+    parser.add_argument("--problems", type=Path, help="MultiPL-E rows (.jsonl); required")
+    parser.add_argument("--samples", type=Path, help="task_id + completion; required")
     parser.add_argument("--reference", default="multipl-e", choices=("multipl-e", "plain"))
     parser.add_argument("--evaluator-wheel", type=Path, help="nvidia-bigcode-eval's wheel")
     parser.add_argument("--workers", type=int, default=2)
@@ -176,51 +178,83 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bare-node", action="store_true", help="no NODE_PATH for the reference's node"
     )
-    args = parser.parse_args(argv)
+    args = _harness.parse_args(parser, argv)
+    if args.smoke:
+        smoke_inputs(args)
+    for flag in ("--problems", "--samples"):
+        _harness.require(flag, getattr(args, flag[2:]), parser)
     if not args.bare_node:
         same_environment()
     try:
-        from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
-
-        problems = load_multipl_e_file(args.problems)
-        languages = {p.task_id: p.language for p in problems}
-        unknown = sorted(set(languages.values()) - set(EVALUATORS))
-        if unknown:
-            raise UserError(f"{args.problems}: languages {unknown} not checked here")
-        programs = match_samples(problems, args.samples)
-        with tempfile.TemporaryDirectory(prefix="multipl-e-eval-") as folder:
-            if args.reference == "multipl-e":
-                if args.evaluator_wheel is None:
-                    raise UserError("--reference multipl-e needs --evaluator-wheel PATH")
-                package = load_evaluator(args.evaluator_wheel, Path(folder))
-
-                def judge(item: tuple[str, int, str]) -> dict[str, Any]:
-                    return evaluate(package, languages[item[0]], item[2])
-            else:
-
-                def judge(item: tuple[str, int, str]) -> dict[str, Any]:
-                    return plain_verdict(languages[item[0]], item[2])
-
-            started = time.monotonic()
-            with ThreadPoolExecutor(max_workers=args.workers) as pool:
-                reference = list(pool.map(judge, programs))
-            reference_seconds = time.monotonic() - started
-        if args.label_rows:
-            from data_builders.jsonl import read_jsonl
-
-            labels, label_seconds = list(read_jsonl(args.label_rows)), float("nan")
-        else:
-            labels, label_seconds = run_label(args.problems, args.samples, args.workers)
-        if len(labels) != len(programs):
-            raise UserError(f"label wrote {len(labels)} rows for {len(programs)} samples")
-        report(args, programs, languages, reference, labels, reference_seconds, label_seconds)
+        with _harness.Report(__file__, args) as report:
+            benchmark(args, report)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
-def report(
+def smoke_inputs(args: argparse.Namespace) -> None:
+    """A MultiPL-E row from the harness's JavaScript task, its solution and one mutant."""
+    from data_builders.problems.humaneval_x import canonical_solution, load_humaneval_x_file
+    from data_builders.problems.multipl_e_rows import multipl_e_row
+
+    folder = _harness.scratch()
+    problem = next(iter(load_humaneval_x_file(_harness.tiny_humaneval_x(folder)).values()))
+    row = multipl_e_row(problem, "js", "HumanEval_0_js")
+    solution = canonical_solution(problem)
+    samples = [solution, solution.replace("< threshold", ">= threshold")]
+    args.problems = _harness.write_jsonl(folder / "rows.jsonl", [row])
+    args.samples = _harness.write_jsonl(
+        folder / "samples.jsonl", [{"task_id": row["name"], "completion": c} for c in samples]
+    )
+    args.reference = "plain"
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
+    if args.smoke:
+        _harness.need_tools("node")
+    from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
+
+    problems = load_multipl_e_file(args.problems)
+    languages = {p.task_id: p.language for p in problems}
+    unknown = sorted(set(languages.values()) - set(EVALUATORS))
+    if unknown:
+        raise UserError(f"{args.problems}: languages {unknown} not checked here")
+    programs = match_samples(problems, args.samples)
+    with tempfile.TemporaryDirectory(prefix="multipl-e-eval-") as folder:
+        if args.reference == "multipl-e":
+            if args.evaluator_wheel is None:
+                raise UserError("--reference multipl-e needs --evaluator-wheel PATH")
+            package = load_evaluator(args.evaluator_wheel, Path(folder))
+
+            def judge(item: tuple[str, int, str]) -> dict[str, Any]:
+                return evaluate(package, languages[item[0]], item[2])
+        else:
+
+            def judge(item: tuple[str, int, str]) -> dict[str, Any]:
+                return plain_verdict(languages[item[0]], item[2])
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(max_workers=args.workers) as pool:
+            reference = list(pool.map(judge, programs))
+        reference_seconds = time.monotonic() - started
+    if args.label_rows:
+        from data_builders.jsonl import read_jsonl
+
+        labels, label_seconds = list(read_jsonl(args.label_rows)), float("nan")
+    else:
+        labels, label_seconds = run_label(args.problems, args.samples, args.workers)
+    if len(labels) != len(programs):
+        raise UserError(f"label wrote {len(labels)} rows for {len(programs)} samples")
+    counts = report_agreement(
+        args, programs, languages, reference, labels, reference_seconds, label_seconds
+    )
+    report.figures.update(reference_seconds=reference_seconds, label_seconds=label_seconds)
+    report.figures["by_language"] = counts
+
+
+def report_agreement(
     args: argparse.Namespace,
     programs: list[tuple[str, int, str]],
     languages: dict[str, str],
@@ -228,8 +262,9 @@ def report(
     labels: list[dict[str, Any]],
     reference_seconds: float,
     label_seconds: float,
-) -> None:
-    """Per-language counts, agreement and each disagreement; ``--details`` gets every program."""
+) -> dict[str, dict[str, int]]:
+    """Per-language counts, agreement and each disagreement (printed and returned);
+    ``--details`` gets every program."""
     by_language: dict[str, Counter] = {}
     disagreements = []
     details = []
@@ -274,6 +309,7 @@ def report(
         )
     if args.details:
         args.details.write_text("".join(json.dumps(d) + "\n" for d in details))
+    return {language: dict(c) for language, c in sorted(by_language.items())}
 
 
 if __name__ == "__main__":

@@ -14,10 +14,7 @@ command does.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -61,11 +58,8 @@ CPP_TEST = "}\nint main() {\n    assert(any_big({1, 9}) == true);\n    assert(an
 def test_cpp_judges_undefined_behaviour_as_multipl_e_compiles_it(foreign) -> None:
     if shutil.which("g++") is None:
         pytest.skip("g++ absent")
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "label_vs_plain_harness.py"
-    spec = importlib.util.spec_from_file_location("label_vs_plain_harness", path)
-    harness = importlib.util.module_from_spec(spec)
-    sys.modules["label_vs_plain_harness"] = harness
-    spec.loader.exec_module(harness)
-    plain = harness.run_plain("cpp", CPP_MISSING_RETURN + CPP_TEST)
+    from data_builders.execution.plain_harness import run_plain
+
+    plain = run_plain("cpp", CPP_MISSING_RETURN + CPP_TEST)
     result = run(foreign, "cpp", CPP_MISSING_RETURN, CPP_TEST)
     assert result.passed == plain.passed, ([o.status for o in result.outcomes], plain)

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
+from data_builders.execution import plain_harness as harness
+from data_builders.problems import multipl_e_rows as maker
 from data_builders.problems.multipl_e import problem_from_row
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-harness = _load("label_vs_plain_harness")
-maker = _load("make_multilingual_programs")
 
 
 def test_mutants_are_distinct_one_edit_changes_and_seeded():
@@ -65,8 +51,8 @@ def test_java_file_and_main_class_are_found():
     multipl_e = (
         "import java.util.*;\nclass Problem {\n    public static void main(String[] a) {}\n}\n"
     )
-    assert harness._java_main_class(humaneval_x) == ("Main", "Main")
-    assert harness._java_main_class(multipl_e) == ("Problem", "Problem")
+    assert harness.java_main_class(humaneval_x) == ("Main", "Main")
+    assert harness.java_main_class(multipl_e) == ("Problem", "Problem")
 
 
 GO_TEST = (
