@@ -8,21 +8,22 @@ docs/languages.md and the README come from this script.
     python benchmarks/humaneval_x_canonical.py --data ../shared/data/humaneval_x \
         [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N] [--no-compile-servers]
         [--tasks Go/50,Go/95 --repeat 10]   # a flakiness check: each task N times
+
+``--smoke``: JavaScript only, one task made here (needs ``node``).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
-from data_builders.execution.languages import get_language  # noqa: E402
-from data_builders.problems.humaneval_x import (  # noqa: E402
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
     program_and_test,
@@ -46,10 +47,20 @@ def main() -> None:
         action="store_true",
         help="compile every program with the command line (Java: javac per program)",
     )
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.data, args.languages = _harness.scratch(), "js"
+        _harness.tiny_humaneval_x(args.data)
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     rows = []
     for language in args.languages.split(","):
         missing = get_language(language).missing_toolchain()
+        if missing and args.smoke:
+            raise _harness.Skipped(missing)
         if missing:
             print(f"{language}: skipped ({missing})")
             continue
@@ -88,6 +99,14 @@ def main() -> None:
                 )
                 print(f"  {problem.task_id}: {shown} {detail}")
         rows.append((language, len(problems), statistics.mean(counts), passed))
+        report.figures[language] = {
+            "tasks": len(problems),
+            "assertions_per_task": round(statistics.mean(counts), 2),
+            "canonical_passed": passed,
+            "wall_s": round(wall, 1),
+            "compiles": compiles,
+            "compile_wall_s": round(compile_wall, 1),
+        }
     print("\n| language | tasks | assertions per task | canonical solutions passing |")
     print("| --- | --- | --- | --- |")
     for language, tasks, mean, passed in rows:

@@ -10,28 +10,29 @@ those are the tests an HE-Eval-X build would drop or recompute.
 
     python benchmarks/humaneval_x_extended.py --data ../shared/data/humaneval_x \
         [--languages js,cpp,java,go,rust] [--max-problems N] [--workers 2]
+
+``--smoke``: HumanEval/0 only, in JavaScript (a task made here; needs ``node``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
-from data_builders.execution.languages import get_language  # noqa: E402
-from data_builders.languages.coverage import (  # noqa: E402
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.languages import get_language
+from data_builders.languages.coverage import (
     _build_suites,
     load_rows,
     translate_task,
 )
-from data_builders.languages.suites import extended_test  # noqa: E402
-from data_builders.problems.humaneval_x import (  # noqa: E402
+from data_builders.languages.suites import extended_test
+from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
     program_and_test,
@@ -44,7 +45,17 @@ def main() -> None:
     parser.add_argument("--languages", default="js,cpp,java,go,rust")
     parser.add_argument("--max-problems", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.data, args.languages, args.max_problems = _harness.scratch(), "js", 1
+        _harness.tiny_humaneval_x(args.data)
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
+    if args.smoke and get_language("js").missing_toolchain():
+        raise _harness.Skipped(get_language("js").missing_toolchain())
     suites, entries = _build_suites(args.max_problems, args.workers, None)
     print(f"HE-Eval extended cases: {sum(len(c) for c in suites.values())} in {len(suites)} tasks")
     for language in args.languages.split(","):
@@ -87,6 +98,14 @@ def main() -> None:
         for r in results:
             statuses.update({k: v for k, v in r.status_counts.items() if v and k != "pass"})
         all_pass = sum(r.passed for r in results)
+        report.figures[language] = {
+            "tasks_translated": len(jobs),
+            "tests": tests,
+            "canonical_passing_tests": passing,
+            "tasks_all_passing": all_pass,
+            "other_statuses": dict(statuses),
+            "wall_s": round(wall, 1),
+        }
         print(
             f"{language}: {len(jobs)} of {len(suites)} tasks translate, {tests} tests"
             f" ({tests / max(len(jobs), 1):.1f} per task); the canonical solution passes {passing}"

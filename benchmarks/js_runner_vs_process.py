@@ -7,6 +7,8 @@ Both modes run inside the same sandbox with the same limits and give the same st
 
     python benchmarks/js_runner_vs_process.py --problems-file ../shared/data/humaneval_x/humaneval_js.jsonl.gz \\
         [--max-problems 40] [--workers 1] [--repeats 2]
+
+``--smoke``: one task made here, two copies, one repeat (needs ``node``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.errors import UserError  # noqa: E402
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
+from data_builders.errors import UserError
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
 
 
 def canonical_programs(problems_file: Path, limit: int) -> list[ForeignProgram]:
@@ -50,11 +52,15 @@ def timed(programs: list[ForeignProgram], workers: int, runners: bool) -> tuple[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems-file", required=True, type=Path)
+    parser.add_argument("--problems-file", type=Path, help="required")
     parser.add_argument("--max-problems", type=int, default=40)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args(argv)
+    args = _harness.parse_args(parser, argv)
+    if args.smoke:
+        args.problems_file = _harness.tiny_humaneval_x(_harness.scratch())
+        args.repeats = 1
+    _harness.require("--problems-file", args.problems_file, parser)
     try:
         programs = canonical_programs(args.problems_file, args.max_problems)
         if not programs:
@@ -62,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.smoke:
+        programs *= 2
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, programs, report)
+    return 0
+
+
+def benchmark(args: argparse.Namespace, programs: list[ForeignProgram], report) -> None:
+    if args.smoke:
+        _harness.need_tools("node")
     rates: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(args.repeats):
         for runners in (True, False):
@@ -70,11 +86,15 @@ def main(argv: list[str] | None = None) -> int:
             mode = "runner " if runners else "process"
             print(f"{mode}: {rate:6.2f} programs/s ({passed}/{len(programs)} passed)")
     runner, process = (sum(rates[m]) / len(rates[m]) for m in (True, False))
+    report.figures.update(
+        runner_programs_per_s=round(runner, 3),
+        process_programs_per_s=round(process, 3),
+        runner_over_process=round(runner / process, 3),
+    )
     print(
         f"runner / process per program: {runner / process:.2f}x"
         f" ({len(programs)} programs, {args.workers} worker(s), mean of {args.repeats})"
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,19 +8,19 @@ no assertion), plus (a). Prints wall and CPU seconds of the sandboxed process tr
 (bubblewrap, the runtime and its threads; sampled from /proc every 10 ms) for both.
 
     python benchmarks/languages_startup.py [--asserts 20] [--languages java,js,cpp]
+
+``--smoke``: JavaScript only, 2 assertions, one run (needs ``node``).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.execution.foreign import ForeignExecutor  # noqa: E402
-from data_builders.execution.languages import get_language  # noqa: E402
+from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.languages import get_language
 
 PROGRAMS = {
     "java": (
@@ -96,7 +96,16 @@ def main() -> None:
     parser.add_argument("--asserts", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--languages", default="java,js,cpp")
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.asserts, args.repeats, args.languages = 2, 1, "js"
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
+    if args.smoke and get_language("js").missing_toolchain():
+        raise _harness.Skipped(get_language("js").missing_toolchain())
     with ForeignExecutor(workers=1) as ex:
         _EX.append(ex)
         print(
@@ -113,6 +122,7 @@ def main() -> None:
                 print(f"| {language} | skipped: {missing} | | | |")
                 continue
             m = measure(ex, language, args.asserts, args.repeats)
+            report.figures[language] = {k: round(v, 4) for k, v in m.items()}
             print(
                 f"| {language} | {m['start_wall']:.3f} / {m['start_cpu']:.3f} | {m['one_wall']:.3f} /"
                 f" {m['one_cpu']:.3f} | {m['per_wall']:.2f} / {m['per_cpu']:.2f} |"
