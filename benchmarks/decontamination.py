@@ -7,12 +7,16 @@ Prints how many (task, benchmark task) pairs each filter leaves (all pairs; entr
 arity; arity and argument types), the closest pair by text, the wall time of the step on every task (all splits, so
 the list shows test-split matches too), and each matching task with its split under the
 dataset's build config and whether a build drops it (train/dev) or keeps it (test).
+
+``--smoke``: two MBPP-shaped tasks made here, one a rewritten HumanEval ``flip_case``.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+
+import _harness
 
 from data_builders.dataset.config import load_config
 from data_builders.dataset.decontaminate import (
@@ -29,6 +33,26 @@ from data_builders.dataset.pipeline import load_problems
 from data_builders.dataset.splits import assign_splits
 from data_builders.execution import ExecutionLimits, Executor
 
+SMOKE_TASKS = [  # MBPP in HumanEval's shape: HumanEval/27 reworded and rewritten, and another
+    {
+        "task_id": "MbppEval/901",
+        "prompt": 'def flip_case(string: str) -> str:\n    """\n    Write a function to flip '
+        'lowercase characters to uppercase and uppercase to lowercase.\n    """\n',
+        "canonical_solution": "    return ''.join(c.lower() if c.isupper() else c.upper() "
+        "for c in string)\n",
+        "entry_point": "flip_case",
+        "test": "def check(candidate):\n    assert flip_case('aB') == 'Ab'\n",
+    },
+    {
+        "task_id": "MbppEval/902",
+        "prompt": 'def sum_digits(n):\n    """\n    Write a function to get the sum of the '
+        'digits of a non-negative integer.\n    """\n',
+        "canonical_solution": "    return sum(int(d) for d in str(n))\n",
+        "entry_point": "sum_digits",
+        "test": "def check(candidate):\n    assert sum_digits(345) == 12\n",
+    },
+]
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -38,8 +62,15 @@ def main() -> int:
     parser.add_argument(
         "--no-execute", action="store_true", help="pair counts and text overlap only (cheap)"
     )
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.dataset = "mbpp"
+        args.source = str(_harness.write_jsonl(_harness.scratch() / "mbpp.jsonl", SMOKE_TASKS))
+    with _harness.Report(__file__, args) as report:
+        return benchmark(args, report)
 
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> int:
     config = load_config(args.dataset)
     settings = config.decontamination
     problems = load_problems(args.dataset, args.source)
@@ -65,6 +96,10 @@ def main() -> int:
         for p, _ in tasks
         for b in benchmarks
     )
+    report.figures.update(
+        pairs=len(tasks) * len(benchmarks), arity_can_match=by_arity, arity_and_types=by_shape
+    )
+    report.figures["closest_text_jaccard"] = round(closest[0], 4)
     print(
         f"closest text: {closest[1]} vs {closest[2]}, word {settings.ngram}-gram Jaccard "
         f"{closest[0]:.3f} (threshold {settings.text_threshold})"
@@ -78,6 +113,7 @@ def main() -> int:
     seconds = time.perf_counter() - started
     print(f"step on all {len(tasks)} tasks: {seconds:.1f} s wall, {args.workers} workers")
     dropped = [t for t in found if split_of[t] in settings.splits]
+    report.figures.update(step_seconds=round(seconds, 2), matches=len(found), dropped=len(dropped))
     print(f"matches: {len(found)}; dropped by a build (train/dev): {len(dropped)}")
     for task_id, matches in found.items():
         verdict = "dropped" if task_id in dropped else "kept (test split)"

@@ -8,18 +8,20 @@ their kept tests passing under the calibrated limits is the build's consistency 
 the build's wall time.
 
     python benchmarks/humaneval_x_build_table.py data/he-eval-x-cpp data/he-eval-x-java ...
+
+``--smoke``: two small folders made here in a build's shape (one finished, one still
+labelling) instead of real builds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _harness
 
-from data_builders.dataset.humaneval_x import (  # noqa: E402
+from data_builders.dataset.humaneval_x import (
     LANGUAGE_NAMES,
     translation_summary,
 )
@@ -68,10 +70,58 @@ def row(folder: Path) -> str:
     )
 
 
+def smoke_folders(root: Path) -> list[Path]:
+    """A finished build's files (stats, build info, splits) and an unfinished one's progress
+    store, with the fields this script reads and made-up values."""
+    tasks = [
+        {
+            "task_id": f"JavaScript/{i}",
+            "n_tests": 100 + i,
+            "n_original": 3,
+            "reference_passes": i > 0,
+            "translation": {"cases": 110, "untranslatable": 5, "kept": 100 + i},
+        }
+        for i in range(2)
+    ]
+    translation = {
+        "extended_cases": 220, "untranslatable": 10, "canonical_fails": {"JavaScript/0": 4},
+        "median_tests": 101, "tasks_with_100_plus": 2, "canonical_passing_tasks": 1,
+    }  # fmt: skip
+    stats = {
+        "language": "js",
+        "translation": translation,
+        "extension": {"mean_tests": 100.5},
+        "overall": {"tasks": 2, "samples": 4, "tests_per_task_original": 3.0,
+                    "avg_pass_ratio": 0.5},
+    }  # fmt: skip
+    done, unfinished = root / "he-eval-x-js", root / "he-eval-x-js-unfinished"
+    done.mkdir(parents=True)
+    (done / "stats.json").write_text(json.dumps(stats))
+    (done / "build_info.json").write_text(json.dumps({"seconds": 12.0}))
+    rows = [{"generated": "a", "reference": "a", "passed": True}, {"generated": "b",
+             "reference": "a", "passed": False}]  # fmt: skip
+    for split in ("train", "dev", "test"):
+        _harness.write_jsonl(done / f"{split}.jsonl", rows if split == "test" else [])
+    (unfinished / ".progress").mkdir(parents=True)
+    _harness.write_jsonl(unfinished / ".progress" / "tasks.jsonl", tasks)
+    (unfinished / ".progress" / "manifest.json").write_text(json.dumps({"language": "js"}))
+    return [done, unfinished]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folders", nargs="+", type=Path)
-    args = parser.parse_args()
+    parser.add_argument("folders", nargs="*", type=Path, help="built folders; one at least")
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.folders = smoke_folders(_harness.scratch())
+    elif not args.folders:
+        parser.error("the following arguments are required: folders (or --smoke)")
+    with _harness.Report(__file__, args) as report:
+        report.figures["rows"] = benchmark(args)
+
+
+def benchmark(args: argparse.Namespace) -> list[str]:
+    """Prints the table; returns its rows."""
     print(
         "| language | tasks | programs | tests per task, mean / median | tasks with >= 100 | "
         "translated tests dropped: untranslatable / canonical fails | canonical solutions "
@@ -79,8 +129,10 @@ def main() -> None:
         "AvgPassRatio | build wall time |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for folder in args.folders:
-        print(row(folder))
+    rows = [row(folder) for folder in args.folders]
+    for line in rows:
+        print(line)
+    return rows
 
 
 if __name__ == "__main__":
