@@ -13,6 +13,15 @@ default ``ref_nl``); other CodeScore columns are shown beside it and never pick 
 Example-level tau is the mean over one common problem set (where every compared metric is
 defined), and each difference comes with its paired bootstrap interval over problems
 (``evaluate.py``'s ``paired`` section; an interval that crosses 0 is reported as undecided).
+
+Beside the verdict, for each set: best-of-n (pass@1 of each metric's top-scored candidate per
+problem, against random choice and the oracle; ``evaluate.py``'s ``best_of_n``) and, where the
+evaluation grouped rows by generator (``generators=`` of evaluate.py), the system-level table
+(each generator's mean score vs its pass rate, tau and r across generators with bootstrap
+intervals over generators). For HE-Eval, the reference-free table: CodeScore NL-only (when the
+checkpoint has that format) beside a seeded random score (expected example-level tau 0) and any
+reference-free scores passed in (``--reference-free-scores FILE.jsonl``, keyed by row id, or
+``--reference-free-columns NAME`` for columns already in the HE-Eval report).
 """
 
 from __future__ import annotations
@@ -26,11 +35,16 @@ from typing import Any
 import yaml
 
 from unice.evaluation.codescore import FORMAT_COLUMNS
+from unice.evaluation.errors import EvaluationError
+from unice.evaluation.reference_free import RANDOM, score_after
 
-EXPERIMENT = Path(__file__).resolve().parents[1] / "configs" / "experiment" / "zeroshot_cpu.yaml"
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "configs" / "experiment" / "zeroshot_cpu.yaml"
 DEFAULT_PRIMARY = "ref_nl"
 FORMAT_NAMES = {suffix[1:] or "avg": name for suffix, name in FORMAT_COLUMNS.items()}
 """``primary_format`` (``ref``, ``nl``, ``ref_nl``, ``avg``) -> evaluate.py's column name."""
+NL_ONLY = FORMAT_NAMES["nl"]
+HE_EVAL = "HE-Eval (CodeGen-16B)"
 TARGETS = {"kendall": 0.50, "spearman": 0.66, "mae": 0.22}
 """The paper's UniXcoder zero-shot HE-Eval figures (Ref&NL, L_Uni)."""
 
@@ -184,6 +198,216 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _ci(interval: Any) -> str:
+    if not interval or interval[0] is None or interval[1] is None:
+        return ""
+    low, high = (float(v) for v in interval)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f" [{low:.2f}, {high:.2f}]"
+
+
+def selection(report: dict[str, Any], extra: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Best-of-n from the report's ``best_of_n`` figures (and those of ``extra`` analyses):
+    pass@1 and mean PassRatio of each metric's top-scored candidate per problem, with random
+    choice (expected pass@1 = mean pass rate per problem) and the oracle (any passing one)."""
+    metrics = list(report["metrics"]) + list(extra)
+    if not metrics:
+        return {}
+    first = metrics[0]["best_of_n"]
+    data = report.get("data") or {}
+    return {
+        "n_problems": first["passed"]["n_problems"],
+        "candidates_per_problem": data["n_samples"] / data["n_problems"]
+        if data.get("n_problems")
+        else None,
+        "random": first["passed"]["random"],
+        "random_pass_ratio": first["pass_ratio"]["random"],
+        "oracle": first["passed"]["oracle"],
+        "oracle_pass_ratio": first["pass_ratio"]["oracle"],
+        "rows": [
+            {
+                "name": m["name"],
+                "kind": m["kind"],
+                "pass_at_1": m["best_of_n"]["passed"]["selected"],
+                "pass_ratio": m["best_of_n"]["pass_ratio"]["selected"],
+            }
+            for m in metrics
+        ],
+    }
+
+
+def selection_lines(best: dict[str, Any]) -> list[str]:
+    if not best:
+        return []
+    per = best["candidates_per_problem"]
+    lines = [
+        "",
+        f"### Best-of-n: pass@1 of the top-scored candidate ({best['n_problems']} problems, "
+        f"{per:.1f} candidates each)"
+        if per
+        else "### Best-of-n: pass@1 of the top-scored candidate",
+        "",
+        "| selector | pass@1 | − random choice | mean PassRatio of the pick |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in best["rows"]:
+        lines.append(
+            f"| {row['name']} | {_fmt(row['pass_at_1'])} | "
+            f"{_signed(row['pass_at_1'] - best['random'])} | {_fmt(row['pass_ratio'])} |"
+        )
+    lines += [
+        f"| (random choice, expected) | {_fmt(best['random'])} | | "
+        f"{_fmt(best['random_pass_ratio'])} |",
+        f"| (oracle: any passing candidate) | {_fmt(best['oracle'])} | | "
+        f"{_fmt(best['oracle_pass_ratio'])} |",
+        "",
+        "Ties at the top count as a uniform random pick among them (expected value).",
+    ]
+    return lines
+
+
+def _signed(value: float) -> str:
+    return "—" if not math.isfinite(value) else f"{value:+.3f}"
+
+
+def reference_free(
+    report: dict[str, Any], extra: list[dict[str, Any]] = (), named: list[str] = ()
+) -> dict[str, Any]:
+    """The reference-free columns of one set: CodeScore NL-only when the report has it, the
+    report's columns ``named`` as reference-free, and the ``extra`` analyses (the random score
+    and external files, :func:`unice.evaluation.reference_free.score_after`)."""
+    by_name = {m["name"]: m for m in report["metrics"]}
+    chosen = [by_name[n] for n in [NL_ONLY, *named] if n in by_name] + list(extra)
+    rows = []
+    for m in chosen:
+        ci = (m.get("ci") or {}).get("example") or {}
+        rows.append(
+            {
+                "name": m["name"],
+                "kind": m["kind"],
+                "n_scored": m.get("n_scored"),
+                "example_kendall": _number(m["example"]["skipped"].get("kendall")),
+                "example_kendall_ci": ci.get("kendall"),
+                "corpus_kendall": _number(m["corpus"].get("kendall")),
+                "auroc_passed": _number(m.get("auroc_passed")),
+                "pass_at_1": m["best_of_n"]["passed"]["selected"],
+                "expected_example_kendall": 0.0 if m["name"] == RANDOM else None,
+            }
+        )
+    return {
+        "nl_only": NL_ONLY in by_name,
+        "missing": [n for n in named if n not in by_name],
+        "rows": rows,
+    }
+
+
+def reference_free_lines(free: dict[str, Any], note: str = "") -> list[str]:
+    lines = ["", "### Reference-free: what a user reranking samples without a reference gets", ""]
+    if not free["nl_only"]:
+        lines += [
+            f"The checkpoint has no {NL_ONLY} column (it was trained without the `nl` format), "
+            "so CodeScore has no reference-free figure here.",
+            "",
+        ]
+    if free["missing"]:
+        lines += [f"Not in the report (no column of that name): {', '.join(free['missing'])}.", ""]
+    if note:
+        lines += [note, ""]
+    if not free["rows"]:
+        return lines
+    lines += [
+        "| reference-free column | n | example τ [95% CI] | expected τ by chance | corpus τ "
+        "| AUROC vs passed | best-of-n pass@1 |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in free["rows"]:
+        expected = (
+            _fmt(r["expected_example_kendall"]) if r["expected_example_kendall"] is not None else ""
+        )
+        lines.append(
+            f"| {r['name']} | {r['n_scored']} | {_fmt(r['example_kendall'])}"
+            f"{_ci(r['example_kendall_ci'])} | {expected} | {_fmt(r['corpus_kendall'])} | "
+            f"{_fmt(r['auroc_passed'])} | {_fmt(r['pass_at_1'])} |"
+        )
+    lines += [
+        "",
+        "Example τ here is each column's mean over its own problems (nanmean), not the common "
+        f"set of the table above. {RANDOM}: uniform scores from a fixed seed; its expected "
+        "example-level τ is 0 and its expected pass@1 that of random choice, so its row shows "
+        "how far one draw of chance moves both.",
+    ]
+    return lines
+
+
+def system_level(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's system-level section, one row per metric; None when it has none."""
+    system = report.get("system_level")
+    if not system:
+        return None
+    rows = [
+        {
+            "name": name,
+            "kind": m.get("kind"),
+            "n_systems": m["n_systems"],
+            "kendall": _number(m["kendall"]),
+            "kendall_ci": m.get("kendall_ci"),
+            "pearson": _number(m["pearson"]),
+            "pearson_ci": m.get("pearson_ci"),
+        }
+        for name, m in system["metrics"].items()
+    ]
+    rows.sort(key=lambda r: r["kind"] != "codescore")  # CodeScore columns first, stable
+    return {
+        "n_systems": system["n_systems"],
+        "n_resamples": system.get("n_resamples"),
+        "confidence": system.get("confidence"),
+        "unit": system.get("unit", "generators"),
+        "pass_rates": [s["pass_rate"] for s in system["systems"]],
+        "rows": rows,
+    }
+
+
+def system_lines(system: dict[str, Any] | None, primary: str) -> list[str]:
+    if not system:
+        return []
+    lines = [
+        "",
+        f"### System level ({system['n_systems']} generators)",
+        "",
+        "Each generator's mean score against its pass rate (mean of `passed` over its programs), "
+        "correlated across generators: does the metric rank the generators as execution does?",
+        "",
+        "| metric | generators | τ [95% CI] | r [95% CI] |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in system["rows"]:
+        name = f"**{r['name']}**" if r["name"] == primary else r["name"]
+        lines.append(
+            f"| {name} | {r['n_systems']} | {_fmt(r['kendall'])}{_ci(r['kendall_ci'])} | "
+            f"{_fmt(r['pearson'])}{_ci(r['pearson_ci'])} |"
+        )
+    ours = next((r for r in system["rows"] if r["name"] == primary), None)
+    others = [r for r in system["rows"] if r["kind"] != "codescore"]
+    if ours and others:
+        best = max(others, key=lambda r: _finite(r["kendall"]))
+        lines += [
+            "",
+            f"Primary column {primary}: τ {_fmt(ours['kendall'])}; best baseline "
+            f"{best['name']}: τ {_fmt(best['kendall'])}.",
+        ]
+    rates = [v for v in system["pass_rates"] if v is not None]
+    conf = int(round(100 * (system.get("confidence") or 0.95)))
+    lines += [
+        "",
+        f"Pass rates {_fmt(min(rates))} to {_fmt(max(rates))}. {conf}% percentile bootstrap over "
+        f"generators ({system.get('n_resamples')} resamples, seeded): the sampling unit of a "
+        "correlation across generators is the generator. Generators answer different subsets "
+        "of the problems, so a pass rate is also a statement about which problems it answered.",
+    ]
+    return lines
+
+
 def table(rows: list[dict[str, Any]]) -> list[str]:
     header = (
         "| metric | example τ (common) | example ρ (own problems) | corpus τ | corpus ρ | corpus r | MAE | Exec AUROC "
@@ -213,6 +437,20 @@ def main() -> int:
     parser.add_argument("--total-seconds", type=float)
     parser.add_argument("--timings", nargs="*", default=[], help="stage=seconds pairs")
     parser.add_argument(
+        "--reference-free-scores",
+        nargs="*",
+        default=[],
+        type=Path,
+        help="JSONL files {id, <metric>: float|null} of reference-free scores of the HE-Eval rows",
+    )
+    parser.add_argument(
+        "--reference-free-columns",
+        nargs="*",
+        default=[],
+        help="columns of the HE-Eval report that are reference-free (e.g. a judge without reference)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random score")
+    parser.add_argument(
         "--experiment",
         type=Path,
         default=EXPERIMENT,
@@ -221,7 +459,7 @@ def main() -> int:
     args = parser.parse_args()
     primary = primary_column(args.experiment)
 
-    sets = {"HE-Eval (CodeGen-16B)": args.he}
+    sets = {HE_EVAL: args.he}
     if args.he_multi:
         sets["HumanEval, 39 other generators"] = args.he_multi
     result: dict[str, Any] = {
@@ -262,7 +500,23 @@ def main() -> int:
         lines += table(rows)
         lines.append("")
         lines += verdict_lines(check)
-    he_rows = result["sets"]["HE-Eval (CodeGen-16B)"]["metrics"]
+        extra: list[dict[str, Any]] = []
+        if title == HE_EVAL:
+            note = ""
+            try:
+                extra = score_after(report, args.reference_free_scores, args.seed, root=ROOT)
+            except EvaluationError as exc:
+                note = f"Random and external reference-free scores not computed: {exc}"
+            free = reference_free(report, extra, args.reference_free_columns)
+            result["sets"][title]["reference_free"] = free
+            lines += reference_free_lines(free, note)
+        best = selection(report, extra)
+        result["sets"][title]["best_of_n"] = best
+        lines += selection_lines(best)
+        system = system_level(report)
+        result["sets"][title]["system_level"] = system
+        lines += system_lines(system, primary)
+    he_rows = result["sets"][HE_EVAL]["metrics"]
     ref_nl = next((r for r in he_rows if r["name"] == "CodeScore (Ref&NL)"), None)
     if ref_nl:
         lines += [

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "quality_report.py"
@@ -20,6 +22,7 @@ def quality() -> ModuleType:
 
 
 PRIMARY = "CodeScore (Ref&NL)"
+NL = "CodeScore (NL-only)"
 
 
 def _rows(primary: float, other_codescore: float, baselines: dict[str, float]) -> list[dict]:
@@ -117,3 +120,172 @@ def test_summary_uses_the_common_set_and_mae_only_for_codescore(quality: ModuleT
     rows = {r["name"]: r for r in quality.summarise(report)}
     assert rows[PRIMARY]["example_kendall"] == 0.35 and rows["BLEU"]["example_kendall"] == 0.25
     assert rows[PRIMARY]["mae"] == 0.2 and rows["BLEU"]["mae"] != rows["BLEU"]["mae"]  # nan
+
+
+# --- the new tables: reference-free, best-of-n, system level (issue 27) ---------------------
+
+
+def _evaluate(tmp_path: Path, name: str, rows: list[dict], scores: list[dict], *extra: str) -> Path:
+    """An evaluate.py run (external columns only, fast) on ``rows``; returns its folder."""
+    from .conftest import write_rows
+    from .test_evaluate import run
+
+    split = write_rows(tmp_path / name / "data" / "test.jsonl", rows)
+    file = write_rows(tmp_path / name / "scores.jsonl", scores)
+    out = tmp_path / name / "eval"
+    run(
+        [f"data={split}", f"scores={file}", f"output_dir={out}", "baselines=none"]
+        + ["bootstrap.n_resamples=20", "progress=false", "plots=false", *extra]
+    )
+    return out
+
+
+def _as_codescore(folder: Path, names: dict[str, str]) -> None:
+    """Relabel external columns as CodeScore columns (what a checkpoint would have written)."""
+    path = folder / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    for metric in report["metrics"]:
+        if metric["name"] in names:
+            metric["name"], metric["kind"] = names[metric["name"]], "codescore"
+    system = (report.get("system_level") or {}).get("metrics", {})
+    for old, new in names.items():
+        if old in system:
+            system[new] = dict(system.pop(old), kind="codescore")
+    path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def _he_multi(tmp_path: Path) -> Path:
+    lines, rows = [], []
+    for t in range(3):
+        for g, n_pass in enumerate((0, 1, 2, 3)):
+            k = sum(1 for line in lines if line["task_id"] == f"T/{t}")
+            lines.append({"task_id": f"T/{t}", "completion": "x", "generator": f"g{g}"})
+            ok = t < n_pass
+            rows.append(
+                {
+                    "id": f"T/{t}::samples::{k}",
+                    "task_id": f"T/{t}",
+                    "generated": f"return {k}",
+                    "nl": "Do it.",
+                    "reference": "return 0",
+                    "pass_ratio": float(ok),
+                    "executable": True,
+                    "passed": ok,
+                    "source": "samples:multi.jsonl",
+                }
+            )
+    samples = tmp_path / "multi.jsonl"
+    samples.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    scores = [{"id": r["id"], "Good": float(r["passed"]), "Bleu": 0.5} for r in rows]
+    folder = _evaluate(tmp_path, "multi", rows, scores, f"generators={samples}", "label=passed")
+    _as_codescore(folder, {"Good": PRIMARY})
+    return folder
+
+
+def _main(quality: ModuleType, monkeypatch: pytest.MonkeyPatch, *argv: str) -> None:
+    monkeypatch.setattr("sys.argv", ["quality_report.py", *argv])
+    assert quality.main() == 0
+
+
+@pytest.fixture(scope="module")
+def he_eval(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """HE-Eval-like evaluations with and without an NL-only column, and a judge's scores."""
+    from .conftest import fixture_rows
+
+    tmp_path = tmp_path_factory.mktemp("quality")
+    rows = fixture_rows()
+    scores = [
+        {"id": r["id"], "Nl": r["pass_ratio"] * 0.9, "RefNl": r["pass_ratio"], "BLEU": 0.5}
+        for r in rows
+    ]
+    with_nl = _evaluate(tmp_path, "with-nl", rows, scores)
+    _as_codescore(with_nl, {"Nl": NL, "RefNl": PRIMARY})
+    without_nl = _evaluate(tmp_path, "without-nl", rows, scores)
+    _as_codescore(without_nl, {"RefNl": PRIMARY})
+    judge = tmp_path / "judge.jsonl"
+    judge.write_text(
+        "".join(json.dumps({"id": r["id"], "Judge (no ref)": r["pass_ratio"]}) + "\n" for r in rows)
+    )
+    return with_nl, without_nl, judge
+
+
+def test_report_has_reference_free_best_of_n_and_system_tables(
+    quality: ModuleType, he_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_nl, _, judge = he_eval
+    multi = _he_multi(tmp_path)
+    out = tmp_path / "out"
+    _main(
+        quality, monkeypatch, "--out", str(out), "--checkpoint", str(tmp_path / "ckpt" / "best"),
+        "--he", str(with_nl), "--he-multi", str(multi),
+        "--reference-free-scores", str(judge), "--seed", "7",
+    )  # fmt: skip
+    text = (out / "report.md").read_text(encoding="utf-8")
+    result = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    he = result["sets"][quality.HE_EVAL]
+    free = {r["name"]: r for r in he["reference_free"]["rows"]}
+    assert list(free) == [NL, "Random score", "Judge (no ref)"]
+    assert free["Random score"]["expected_example_kendall"] == 0.0
+    assert free[NL]["example_kendall"] == pytest.approx(1.0)
+    assert "### Reference-free" in text and "| Random score | 18 |" in text
+    best = he["best_of_n"]
+    picks = {r["name"]: r["pass_at_1"] for r in best["rows"]}
+    assert picks[PRIMARY] == pytest.approx(best["oracle"])  # scores = PassRatio: always a pass
+    assert picks["BLEU"] == pytest.approx(best["random"])  # constant: a random pick
+    assert "Random score" in picks and "Judge (no ref)" in picks
+    assert (
+        "### Best-of-n: pass@1 of the top-scored candidate (5 problems, 3.6 candidates each)"
+        in text
+    )
+    assert "| (random choice, expected) |" in text and "| (oracle: any passing candidate) |" in text
+    system = result["sets"]["HumanEval, 39 other generators"]["system_level"]
+    rows = {r["name"]: r for r in system["rows"]}
+    assert rows[PRIMARY]["kendall"] == pytest.approx(1.0) and system["n_systems"] == 4
+    assert "### System level (4 generators)" in text
+    assert f"| **{PRIMARY}** | 4 | 1.000 [1.00, 1.00] |" in text
+
+
+def test_report_without_nl_column_says_so(
+    quality: ModuleType, he_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, without_nl, _ = he_eval
+    out = tmp_path / "out"
+    _main(
+        quality, monkeypatch, "--out", str(out), "--checkpoint", str(tmp_path / "best"),
+        "--he", str(without_nl), "--reference-free-columns", "BLEU", "Nope",
+    )  # fmt: skip
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "has no CodeScore (NL-only) column" in text
+    assert "Not in the report (no column of that name): Nope." in text
+    free = json.loads((out / "report.json").read_text())["sets"][quality.HE_EVAL]["reference_free"]
+    assert [r["name"] for r in free["rows"]] == ["BLEU", "Random score"]
+    assert "System level" not in text  # no generators: no system-level table
+
+
+def test_changed_dataset_skips_the_random_score(
+    quality: ModuleType, he_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_nl, _, _ = he_eval
+    report = json.loads((with_nl / "report.json").read_text(encoding="utf-8"))
+    report["data"]["sha256"] = "0" * 64
+    folder = tmp_path / "stale"
+    folder.mkdir()
+    (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    out = tmp_path / "out"
+    _main(quality, monkeypatch, "--out", str(out), "--checkpoint", "x/best", "--he", str(folder))
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "Random and external reference-free scores not computed" in text
+    assert "changed since the evaluation" in text
+
+
+def test_random_score_has_tau_zero_in_expectation() -> None:
+    from unice.evaluation.reference_free import random_column
+    from unice.metrics import example_level_correlations
+
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(2000), 5)
+    labels = rng.random(groups.size)
+    column = random_column(groups.size, seed=0)
+    tau = example_level_correlations(column.scores, labels, list(groups)).skipped["kendall"]
+    assert abs(tau) < 0.03
+    assert np.array_equal(column.scores, random_column(groups.size, seed=0).scores)
