@@ -18,6 +18,9 @@ when the samples carry the shelf's ``passes_original_tests``, how often each bui
 Why: the ten-minute target for the real-APPS subset could not be met without changing what
 the tests are (see docs/datasets.md). This measures what a given change buys and what it
 costs in labels, on the same machine in one run, so the choice is made on figures.
+
+``--smoke``: one standard-input APPS problem made here, three samples (whole programs),
+``--set limits.factor=10`` against this checkout.
 """
 
 from __future__ import annotations
@@ -33,10 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _harness
 import yaml
+from _harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 LABEL_FIELDS = ("pass_ratio", "executable", "passed", "base_passed", "n_tests")
 
 
@@ -73,6 +76,33 @@ def variant_configs(overrides: list[tuple[str, str, Any]], folder: Path) -> list
     return options
 
 
+SMOKE_PROBLEM = {  # the hub's train.jsonl layout (solutions and input_output as JSON text)
+    "problem_id": 0,
+    "question": "Read n and then n integers; print their maximum and their sum.",
+    "solutions": json.dumps(
+        ["n = int(input())\na = list(map(int, input().split()))\nprint(max(a), sum(a))\n"]
+    ),
+    "input_output": json.dumps({"inputs": ["3\n1 5 2\n", "1\n7\n"], "outputs": ["5 8\n", "7 7\n"]}),
+    "starter_code": "",
+    "difficulty": "interview",
+}
+SMOKE_SAMPLES = [
+    "n = int(input())\na = list(map(int, input().split()))\nprint(max(a), sum(a))\n",
+    "n = int(input())\na = list(map(int, input().split()))\nprint(min(a), sum(a))\n",
+    "print(input())\n",
+]
+
+
+def smoke_inputs(args: argparse.Namespace) -> None:
+    """A one-problem APPS file, its samples and a variant with tighter time limits."""
+    folder = _harness.scratch()
+    args.source = str(_harness.write_jsonl(folder / "train.jsonl", [SMOKE_PROBLEM]))
+    rows = [{"task_id": "APPS/train/0000", "solution": c} for c in SMOKE_SAMPLES]
+    args.samples = str(_harness.write_jsonl(folder / "samples.jsonl", rows))
+    args.overrides = [*args.overrides, ("limits", "factor", 10.0)]
+    args.baseline_commit, args.max_problems, args.workers = None, 1, 1
+
+
 def build(args: argparse.Namespace, folder: Path, checkout: Path, options: list[str]) -> float:
     """One cold build into ``folder`` with the code of ``checkout``; returns wall seconds."""
     command = [
@@ -81,6 +111,8 @@ def build(args: argparse.Namespace, folder: Path, checkout: Path, options: list[
         "--reference-samples", "exclude", "--workers", str(args.workers),
         "--cache-dir", str(folder / "extension-cache"), "--out", str(folder / "data"),
     ]  # fmt: skip
+    if args.smoke:  # the one task in the test split, which decontamination never drops
+        command += ["--split-ratios", "0,0,1"]
     if args.max_problems:
         command += ["--max-problems", str(args.max_problems)]
     environment = {**os.environ, "PYTHONPATH": str(checkout)}
@@ -118,8 +150,8 @@ def load_rows(folder: Path) -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--samples", required=True)
+    parser.add_argument("--source", help="required")
+    parser.add_argument("--samples", help="required")
     parser.add_argument(
         "--set", dest="overrides", action="append", type=parse_override, default=[],
         metavar="SECTION.KEY=VALUE",
@@ -131,12 +163,20 @@ def main() -> None:
     parser.add_argument("--max-problems", type=int, help="the first N problems only")
     parser.add_argument("--keep", type=Path, help="keep both builds under this new folder")
     parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
+    args = _harness.parse_args(parser)
+    if args.smoke:
+        smoke_inputs(args)
+    _harness.require("--source", args.source, parser)
+    _harness.require("--samples", args.samples, parser)
     if not args.overrides and not args.baseline_commit:
         parser.error("nothing to compare: give --set and/or --baseline-commit")
     if args.keep and args.keep.exists():
         parser.error(f"--keep {args.keep}: already exists; name a new folder")
+    with _harness.Report(__file__, args) as report:
+        benchmark(args, report)
 
+
+def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     with tempfile.TemporaryDirectory(prefix="apps-settings-") as scratch:
         root = args.keep or Path(scratch)
         for name in ("baseline", "variant"):
@@ -173,6 +213,8 @@ def main() -> None:
         cpu = sum(row["exec_seconds"] for row in rows[name].values())
         fifty = sum(t["extended"] >= 50 for t in tests[name].values())
         print(f"{name:<10} {wall:>8.1f} {cpu:>13.1f} {fifty:>9} of {len(tests[name])}")
+        report.figures[name] = {"wall_s": round(wall, 1), "exec_seconds": round(cpu, 1),
+                                "tasks_50_plus_tests": fifty}  # fmt: skip
     print(f"baseline: commit {args.baseline_commit or 'this checkout'}; variant: {changes}")
     for name in seconds:
         agreed = agreement(rows[name], args.samples)
@@ -183,6 +225,7 @@ def main() -> None:
         tasks = sorted({base[i]["task_id"].rsplit("/", 1)[-1] for i in differ})
         shown = f": {', '.join(tasks)}" if tasks else ""
         print(f"  {field:<12} differs in {len(differ):>4} rows ({len(tasks)} tasks{shown})")
+        report.figures[f"{field}_differs_rows"] = len(differ)
     gaps = [abs(base[i]["pass_ratio"] - other[i]["pass_ratio"]) for i in base]
     print(f"  pass_ratio   mean |diff| {statistics.mean(gaps):.4f}, max {max(gaps):.3f}")
     for field in ("pass_ratio", "executable", "passed"):
