@@ -1,4 +1,4 @@
-"""What each part of an Exec ensemble (``model.exec_prior_mode: ensemble``) says alone.
+"""What each part of the Exec ensemble (``model.exec_prior``) says alone.
 
 A checkpoint trained with the ensemble reports one Exec probability: the average of its
 network's and its fitted prior's. This prints the split's Exec AUROC of that average next to
@@ -53,8 +53,7 @@ def main() -> None:
     prior = prior_alone(model, samples)
     model.config.exec_prior = False  # forward now skips the prior: the network's own logits
     network = predict(model, samples, model.tokenizer, args.batch_size)["exec_prob"]
-    print(f"{args.checkpoint} on {args.folder} {args.split} ({len(samples)} programs, "
-          f"mode {model.config.exec_prior_mode})")  # fmt: skip
+    print(f"{args.checkpoint} on {args.folder} {args.split} ({len(samples)} programs)")
     print("| Exec probability | AUROC |")
     print("| --- | --- |")
     for name, probs in (("model output", output), ("network alone", network),

@@ -3,12 +3,13 @@
 
 Every arm trains ``+experiment=zeroshot_cpu`` for the same ``protocol.ablation_steps`` steps
 (one dev evaluation at the end, same seed) with one switch changed, and is judged on
-``protocol.selection_metric`` of the dev split only; HE-Eval is never read here.
-``exact_scores`` changes no training: it rescores the baseline arm's checkpoint unrounded.
+``protocol.selection_metric`` of the dev split only; HE-Eval is never read here. The rejected
+arms' switches were retired (issue 27; their code is at commit 5bbd199): ``--table`` still reads
+their recorded ``metrics.json``, but they can no longer be trained.
 
     python scripts/switch_ablation.py --arm baseline          # one arm (resumable: skipped when done)
     python scripts/switch_ablation.py --arm exact_features
-    python scripts/switch_ablation.py --arm combined --switches exact_features,untrained_cosine
+    python scripts/switch_ablation.py --arm combined --switches exact_features,clean_generated
     python scripts/switch_ablation.py --arm exact_prior --switches exact_features  # stage 2
     python scripts/switch_ablation.py --table                 # the table and the rule's verdicts
 """
@@ -27,11 +28,8 @@ from omegaconf import OmegaConf
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "configs" / "experiment" / "zeroshot_cpu.yaml"
 SWITCH_VALUES = {
-    "untrained_cosine": "true",
     "exact_features": "true",
-    "comparison_only": "true",
     "clean_generated": "true",
-    "ranking_pair_weight": "delta",
     "exact_prior": "rouge_l",
     "layout": "none",
 }
@@ -39,7 +37,6 @@ SWITCH_VALUES = {
 (layout tokens kept although MBPP dev preferred them off; docs/model.md, the HE-Eval log)."""
 OFF_VALUES = {
     **{name: "false" for name in SWITCH_VALUES},
-    "ranking_pair_weight": "uniform",
     "exact_prior": "null",
     "layout": "auto",
 }
@@ -50,7 +47,9 @@ STAGE_TWO = ("exact_prior",)
 each trains on top of the configuration stage one adopted (``--switches``: that
 configuration's switches) and is adopted iff it beats that configuration's own arm by more
 than the margin. ``exact_prior`` needs ``exact_features``, so it cannot be a stage-one arm."""
-ARMS = ("baseline", *SWITCH_VALUES, "exact_scores", "combined")
+ARMS = ("baseline", *SWITCH_VALUES, "combined")
+RETIRED_ARMS = ("untrained_cosine", "comparison_only", "ranking_pair_weight", "exact_scores")
+"""Stage-one arms the rule rejected and whose switches are gone: recorded, never retrained."""
 
 
 def protocol() -> dict:
@@ -87,33 +86,13 @@ def train_arm(
     return metrics
 
 
-def rescore_exact(out: Path, data_dir: str) -> dict:
-    """The baseline arm's checkpoint scored on dev with ``exact_scores`` (no training)."""
-    import unice
-    from unice.data.dataset import read_split
-    from unice.training.evaluation import dev_metrics, predict
-
-    folder = out / "exact_scores"
-    model = unice.load_model(out / "baseline" / "best", device="cpu")
-    model.config.exact_scores = True
-    dev = read_split(data_dir, "dev")
-    start = time.perf_counter()
-    metrics = dev_metrics(predict(model, dev, model.tokenizer, batch_size=64), dev)
-    result = {f"best/{key}": value for key, value in metrics.items()}
-    result.update(switches=["exact_scores"], train_seconds=0.0,
-                  score_seconds=round(time.perf_counter() - start, 1))  # fmt: skip
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "metrics.json").write_text(json.dumps(result, indent=2), "utf-8")
-    return result
-
-
 def table(out: Path) -> str:
     """The ablation table with the pre-registered rule's verdict per arm."""
     rule = protocol()
     metric, margin = f"best/{rule['selection_metric']}", float(rule["adopt_margin"])
     runs = {
         arm: json.loads((out / arm / "metrics.json").read_text("utf-8"))
-        for arm in ARMS
+        for arm in (*ARMS[:-1], *RETIRED_ARMS, ARMS[-1])
         if (out / arm / "metrics.json").is_file()
     }
     if "baseline" not in runs:
@@ -179,9 +158,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     steps = args.steps or int(protocol()["ablation_steps"])
-    if args.arm == "exact_scores":
-        print(json.dumps(rescore_exact(args.out, args.data_dir), indent=2))
-    elif args.arm:
+    if args.arm:
         if args.arm == "combined":
             switches = [s for s in args.switches.split(",") if s]
             unknown = sorted(set(switches) - set(SWITCH_VALUES))

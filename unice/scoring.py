@@ -13,11 +13,9 @@ from unice.modeling.configuration import FORMATS
 
 _KEY_SUFFIX = {"ref": "_ref", "nl": "_nl", "ref_nl": "_ref_nl"}
 SCORE_DECIMALS = 6
-"""Scores are rounded to 1e-6 unless the model has ``exact_scores``: a forward pass padded
-differently gives the same input values that differ around 1e-8, which correlations would
-otherwise rank as if they meant something. Identical inputs are scored once and share their
-scores anyway, and rounding makes ties of distinct programs near 0 and 1, so ``exact_scores``
-reports the sigmoid of the logits in float64 unrounded."""
+"""Scores are rounded to 1e-6: a forward pass padded differently gives the same input values
+that differ around 1e-8, which correlations would otherwise rank as if they meant something.
+(Unrounded float64 scores, ``exact_scores``, changed no dev figure and were retired.)"""
 
 
 def _check_lengths(name: str, values: Sequence[Any] | None, n: int) -> list[Any]:
@@ -125,7 +123,7 @@ def score(
     finally:
         model.train(was_training)
     for index in unique:
-        _combine(rows[index], _decimals(model))
+        _combine(rows[index])
     return [rows[i] if i == first else dict(rows[first]) for i, first in enumerate(source)]
 
 
@@ -186,9 +184,9 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
     encoded = encoder.encode_formats(generated, references, nls, formats)
     for fmt, (positions, batch) in encoded.items():
         tensors = {key: torch.tensor(value, device=device) for key, value in batch.items()}
-        probs = _probabilities(model, model(**tensors).logits)
+        probs = _probabilities(model(**tensors).logits)
         for position, prob in zip(positions, probs, strict=True):
-            _record(rows[indices[position]], fmt, prob, _decimals(model))
+            _record(rows[indices[position]], fmt, prob)
 
 
 def _score_estimator_batch(model, encoder, formats, indices, texts, rows, device) -> None:
@@ -203,44 +201,28 @@ def _score_estimator_batch(model, encoder, formats, indices, texts, rows, device
         for key in ESTIMATOR_INPUTS
         if key in encoded
     }
-    probs = _probabilities(model, model(**tensors).logits)
+    probs = _probabilities(model(**tensors).logits)
     rows_of = zip(encoded["format_ids"], encoded["sample_index"], probs, strict=True)
     for format_id, position, prob in rows_of:
-        _record(rows[indices[position]], FORMATS[format_id], prob, _decimals(model))
+        _record(rows[indices[position]], FORMATS[format_id], prob)
 
 
-def _decimals(model) -> int | None:
-    """``None`` (no rounding) for a model with ``exact_scores``, else :data:`SCORE_DECIMALS`."""
-    return None if getattr(model.config, "exact_scores", False) else SCORE_DECIMALS
+def _probabilities(logits: torch.Tensor) -> torch.Tensor:
+    """Sigmoid of the logits in float32 on the CPU."""
+    return torch.sigmoid(logits.float()).cpu()
 
 
-def _probabilities(model, logits: torch.Tensor) -> torch.Tensor:
-    """Sigmoid of the logits on the CPU; in float64 with ``exact_scores``, where float32
-    would round every logit above ~17 to exactly 1."""
-    dtype = torch.float64 if getattr(model.config, "exact_scores", False) else torch.float32
-    return torch.sigmoid(logits.to(dtype)).cpu()
-
-
-def _round(value: float, decimals: int | None) -> float:
-    return value if decimals is None else round(value, decimals)
-
-
-def _record(
-    row: dict[str, float | None],
-    fmt: str,
-    prob: torch.Tensor,
-    decimals: int | None = SCORE_DECIMALS,
-) -> None:
+def _record(row: dict[str, float | None], fmt: str, prob: torch.Tensor) -> None:
     """Put one format's CodeScore and Exec probability into a sample's result row."""
-    row[f"codescore{_KEY_SUFFIX[fmt]}"] = _round(float(prob[0]), decimals)
-    row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = _round(float(prob[1]), decimals)
+    row[f"codescore{_KEY_SUFFIX[fmt]}"] = round(float(prob[0]), SCORE_DECIMALS)
+    row[f"exec_prob{_KEY_SUFFIX[fmt]}"] = round(float(prob[1]), SCORE_DECIMALS)
 
 
-def _combine(row: dict[str, float | None], decimals: int | None = SCORE_DECIMALS) -> None:
+def _combine(row: dict[str, float | None]) -> None:
     """The combined prediction: mean over the formats the sample was scored in."""
     scores = [row[f"codescore{s}"] for s in _KEY_SUFFIX.values()]
     execs = [row[f"exec_prob{s}"] for s in _KEY_SUFFIX.values()]
     scores = [value for value in scores if value is not None]
     execs = [value for value in execs if value is not None]
-    row["codescore"] = _round(sum(scores) / len(scores), decimals)
-    row["exec_prob"] = _round(sum(execs) / len(execs), decimals)
+    row["codescore"] = round(sum(scores) / len(scores), SCORE_DECIMALS)
+    row["exec_prob"] = round(sum(execs) / len(execs), SCORE_DECIMALS)

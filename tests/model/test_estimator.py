@@ -8,7 +8,7 @@ import torch
 import unice
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
-from unice.modeling.model import compare_segments, content_mask, token_alignment
+from unice.modeling.model import compare_segments
 from unice.testing import build_tiny_model, save_tiny_checkpoint
 from unice.training.loop import batch_loss
 
@@ -105,33 +105,6 @@ def test_checkpoint_keeps_the_architecture(tmp_path):
 def test_unknown_architecture_is_refused_with_the_choices():
     with pytest.raises(Exception, match="architecture='siamese' is not allowed.*cross, estimator"):
         build_tiny_model(architecture="siamese")
-
-
-def test_token_alignment_is_bertscore_over_real_tokens():
-    states = torch.tensor(
-        [
-            [[9.0, 9.0], [1.0, 0.0], [0.0, 1.0], [9.0, 9.0], [5.0, 5.0]],  # two tokens + pad
-            [[9.0, 9.0], [1.0, 0.0], [0.0, 1.0], [9.0, 9.0], [0.0, 0.0]],
-            [[9.0, 9.0], [1.0, 0.0], [9.0, 9.0], [0.0, 0.0], [0.0, 0.0]],  # one token
-        ]
-    )
-    attention = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 1, 0], [1, 1, 1, 0, 0]])
-    mask = content_mask(attention)
-    assert mask.tolist() == [[0, 1, 1, 0, 0], [0, 1, 1, 0, 0], [0, 1, 0, 0, 0]]
-    same = token_alignment(states, mask, torch.tensor([0]), torch.tensor([1]))
-    torch.testing.assert_close(same, torch.ones(1, 3))  # padding and specials never match
-    # g = {x, y} against r = {x}: every r token is matched (recall 1), half of g (precision .5)
-    partial = token_alignment(states, mask, torch.tensor([0]), torch.tensor([2]))
-    torch.testing.assert_close(partial, torch.tensor([[0.5, 1.0, 2 / 3]]))
-
-
-def test_token_alignment_needs_the_estimator():
-    with pytest.raises(Exception, match="token_alignment .* needs architecture=estimator"):
-        build_tiny_model(token_alignment=True)
-    model = build_tiny_model(architecture="estimator", token_alignment=True)
-    scores = model.score(generated=GENERATED, references=[REFERENCE] * 3, nls=[NL] * 3)
-    assert all(0.0 < row["codescore"] < 1.0 for row in scores)
-    assert model.head.net[0].in_features == 64 + 2 * (3 * 64 + 4)
 
 
 def test_each_segment_is_cut_to_max_length_alone():

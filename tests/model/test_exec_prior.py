@@ -1,5 +1,6 @@
-"""``model.exec_prior``: the Exec logit starts from a logistic regression fitted on the training
-rows' exact features, the fit travels with the checkpoint, and it changes nothing else."""
+"""``model.exec_prior``: the Exec output averages the network's probability with a logistic
+regression's fitted on the training rows' exact features; the network trains as without it, the
+fit travels with the checkpoint, and it changes nothing else."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
+from unice.modeling.configuration import RETIRED_AT
 from unice.testing import build_tiny_model
 from unice.training.exec_prior import exec_prior_rows, fit_exec_prior
 from unice.training.export import export_checkpoint
@@ -44,7 +46,7 @@ def _inputs(model, samples):
     return encoder, {k: v for k, v in batch.items() if k not in skip}
 
 
-def test_the_untrained_exec_logit_is_the_fitted_prior_alone():
+def test_the_fit_separates_the_crashes():
     model = build_tiny_model(seed=3, **ON)
     encoder, inputs = _inputs(model, _samples())
     features, labels = exec_prior_rows(encoder, _samples(), model.config.formats)
@@ -53,41 +55,29 @@ def test_the_untrained_exec_logit_is_the_fitted_prior_alone():
     fit = fit_exec_prior(model, encoder, _samples(), model.config.formats)
     assert fit.rows == 18 and fit.executable == 9 and fit.train_auroc > 0.9
     assert model.exec_prior_weight.abs().sum() > 0
-    model.eval()
     with torch.no_grad():
-        logits = model(**inputs).logits
         prior = model.exec_prior_logit(inputs["exact_features"])
-    torch.testing.assert_close(logits[:, 1], prior)  # the head's Exec row starts at zero
     crash = torch.tensor([i in CRASHES for i in range(len(CANDIDATES))])
     for block in prior.view(3, len(CANDIDATES)):  # within each format, as the dev AUROC reads
         assert block[~crash].min() > block[crash].max()
 
 
-def test_the_prior_moves_the_exec_logit_only_and_draws_nothing():
-    plain = build_tiny_model(seed=3, architecture="estimator", exact_features=True)
+def test_the_prior_moves_the_exec_output_only():
     model = build_tiny_model(seed=3, **ON)
-    # the same seed gives the same weights: the prior's buffers and scale draw nothing
-    last = {f"head.net.{len(model.head.net) - 1}.{kind}" for kind in ("weight", "bias")}
-    weights = dict(model.named_parameters())
-    for name, value in plain.named_parameters():
-        if name in last:  # the PassRatio row; the Exec row starts at zero
-            torch.testing.assert_close(weights[name][0], value[0])
-            assert weights[name][1].abs().sum() == 0
-        else:
-            torch.testing.assert_close(weights[name], value, msg=name)
     encoder, inputs = _inputs(model, _samples())
     fit_exec_prior(model, encoder, _samples(), model.config.formats)
     model.eval()
     with torch.no_grad():
-        before = model(**inputs).logits
+        before = model(**inputs)
         model.exec_prior_weight.mul_(2.0)
-        after = model(**inputs).logits
-    torch.testing.assert_close(after[:, 0], before[:, 0])
-    assert not torch.allclose(after[:, 1], before[:, 1])
+        after = model(**inputs)
+    torch.testing.assert_close(after.logits[:, 0], before.logits[:, 0])
+    torch.testing.assert_close(after.trained_logits, before.trained_logits)
+    assert not torch.allclose(after.logits[:, 1], before.logits[:, 1])
 
 
-def test_structure_facts_feed_only_the_prior_with_target_prior():
-    model = build_tiny_model(seed=1, structure_features=True, structure_target="prior", **ON)
+def test_structure_facts_feed_only_the_prior():
+    model = build_tiny_model(seed=1, structure_features=True, **ON)
     hidden = 64
     assert model.config.feature_size == hidden + 2 * (3 * hidden + 1) + len(FEATURE_NAMES)
     assert model.config.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
@@ -124,12 +114,7 @@ def test_one_label_leaves_the_prior_at_zero():
     [
         ({"architecture": "estimator", "exec_prior": True}, "needs exact_features=true"),
         (
-            {
-                "architecture": "estimator",
-                "exact_features": True,
-                "structure_features": True,
-                "structure_target": "prior",
-            },
+            {"architecture": "estimator", "exact_features": True, "structure_features": True},
             "needs exec_prior=true",
         ),  # fmt: skip
     ],
@@ -139,9 +124,8 @@ def test_bad_combinations_say_what_they_need(overrides, message):
         build_tiny_model(**overrides)
 
 
-@pytest.mark.parametrize("mode", ["start", "ensemble"])
 def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
-    tiny_backbone, fixture_data, tmp_path, capsys, monkeypatch, mode
+    tiny_backbone, fixture_data, tmp_path, capsys, monkeypatch
 ):
     from unice.data.dataset import read_split
     from unice.training.evaluation import dev_metrics, predict
@@ -151,22 +135,20 @@ def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
 
     cfg = compose(["+experiment=demo",
                    *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **{
-                       "trainer.max_steps": 2, "trainer.epochs": 1, "trainer.group_size": 4,
-                       "model.exec_prior": "true", "model.structure_features": "true",
-                       "model.structure_target": "prior",
-                       "model.exec_prior_mode": mode})])  # fmt: skip
+                       "trainer.max_steps": 2, "trainer.epochs": 1,
+                       "trainer.group_size": 4})])  # fmt: skip
+    assert cfg.model.exec_prior and cfg.model.structure_features  # demo.yaml's adopted arm
     metrics = train(cfg)
     assert "exec prior: logistic regression on" in capsys.readouterr().out
     loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
     assert loaded.config.exec_prior and loaded.exec_prior_weight.abs().sum() > 0
-    assert loaded.config.exec_prior_mode == mode
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["exec_auroc"] == pytest.approx(metrics["best/exec_auroc"])
-    if mode == "ensemble":  # scripts/exec_parts.py reads the same output, and the two parts
-        parts = _exec_parts(metrics["best_checkpoint"], fixture_data, monkeypatch, capsys)
-        assert parts["model output"] == pytest.approx(metrics["best/exec_auroc"], abs=1e-4)
-        assert parts.keys() == {"model output", "network alone", "fitted prior alone"}
+    # scripts/exec_parts.py reads the same output, and the two parts
+    parts = _exec_parts(metrics["best_checkpoint"], fixture_data, monkeypatch, capsys)
+    assert parts["model output"] == pytest.approx(metrics["best/exec_auroc"], abs=1e-4)
+    assert parts.keys() == {"model output", "network alone", "fitted prior alone"}
 
 
 def _exec_parts(checkpoint, folder, monkeypatch, capsys) -> dict[str, float]:
@@ -186,15 +168,11 @@ def _exec_parts(checkpoint, folder, monkeypatch, capsys) -> dict[str, float]:
     return {r[1].strip(): float(r[2]) for r in rows if len(r) == 4 and r[2].strip()[:1].isdigit()}
 
 
-ENSEMBLE = {**ON, "exec_prior_mode": "ensemble"}
-
-
 def test_the_ensemble_leaves_the_network_as_the_run_without_the_prior():
     """Same seed, same weights (nothing zeroed, no scale); the loss reads the network's logits,
     so training is the plain run's; only the Exec output is the average of two probabilities."""
     plain = build_tiny_model(seed=3, architecture="estimator", exact_features=True)
-    model = build_tiny_model(seed=3, **ENSEMBLE)
-    assert not hasattr(model, "exec_prior_scale")
+    model = build_tiny_model(seed=3, **ON)
     weights = dict(model.named_parameters())
     assert weights.keys() == dict(plain.named_parameters()).keys()
     for name, value in plain.named_parameters():
@@ -216,7 +194,7 @@ def test_the_training_loss_reads_the_networks_logits():
     from unice.training.loop import batch_loss
 
     plain = build_tiny_model(seed=4, architecture="estimator", exact_features=True)
-    model = build_tiny_model(seed=4, **ENSEMBLE)
+    model = build_tiny_model(seed=4, **ON)
     encoder = InputEncoder.from_config(model.tokenizer, model.config)
     fit_exec_prior(model, encoder, _samples(), model.config.formats)
     batch = Collator(encoder, model.config.formats, "estimator")(_samples())
@@ -241,19 +219,11 @@ def test_the_ensemble_logit_stays_finite_where_a_probability_rounds_to_one():
     torch.testing.assert_close(mixed, torch.tensor([0.0]), atol=1e-5, rtol=0)
 
 
-def test_the_ensemble_mode_travels_with_the_checkpoint(tmp_path):
-    model = build_tiny_model(seed=5, **ENSEMBLE)
-    encoder, _ = _inputs(model, _samples())
-    fit_exec_prior(model, encoder, _samples(), model.config.formats)
-    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
-    assert loaded.config.exec_prior_mode == "ensemble"
-    kwargs = {"generated": [g for g, _ in CANDIDATES], "references": [REFERENCE] * 6,
-              "nls": [NL] * 6}  # fmt: skip
-    assert loaded.score(**kwargs) == model.eval().score(**kwargs)
-
-
-def test_the_ensemble_needs_the_prior():
-    with pytest.raises(ModelConfigError, match="needs exec_prior=true"):
-        build_tiny_model(architecture="estimator", exact_features=True, exec_prior_mode="ensemble")
-    with pytest.raises(ModelConfigError, match="exec_prior_mode"):
+def test_the_retired_start_mode_is_refused_naming_the_last_commit_with_it():
+    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='start': .*{RETIRED_AT}"):
+        build_tiny_model(**{**ON, "exec_prior_mode": "start"})
+    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='vote': .*{RETIRED_AT}"):
         build_tiny_model(**{**ON, "exec_prior_mode": "vote"})
+    # the value every checkpoint without the prior saved, and the adopted one, still load
+    build_tiny_model(architecture="estimator", exact_features=True, exec_prior_mode="start")
+    assert build_tiny_model(**{**ON, "exec_prior_mode": "ensemble"}).config.exec_prior

@@ -39,13 +39,13 @@ def test_the_rule_reads_each_arm_against_what_it_must_beat(ablation, tmp_path):
     _arm(tmp_path, "baseline", 0.30, [])
     _arm(tmp_path, "exact_features", 0.34, ["exact_features"])  # +.04: adopted
     _arm(tmp_path, "clean_generated", 0.321, ["clean_generated"])  # +.021: adopted
-    _arm(tmp_path, "comparison_only", 0.319, ["comparison_only"])  # +.019: not by the margin
+    _arm(tmp_path, "layout", 0.319, ["layout"])  # +.019: not by the margin
     _arm(tmp_path, "combined", 0.325, ["exact_features", "clean_generated"])  # >= .34 - .02
     _arm(tmp_path, "exact_prior", 0.34, ["exact_features", "clean_generated", "exact_prior"])
     verdicts = _verdicts(ablation.table(tmp_path))
     assert verdicts["exact_features"] == "**yes**"
     assert verdicts["clean_generated"] == "**yes**"
-    assert verdicts["comparison_only"] == "no"
+    assert verdicts["layout"] == "no"
     assert verdicts["combined: exact_features+clean_generated"] == "kept"
     # stage two: +.015 over the combined arm it trains on top of is not enough
     assert verdicts["exact_features+clean_generated+exact_prior"] == "no (vs combined)"

@@ -1,7 +1,9 @@
 """Issue 18's estimator switches: each trains, round-trips through a checkpoint, and is scored
-exactly as it was trained."""
+exactly as it was trained; the rejected arms' switches are refused in old configs."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 import torch
@@ -16,8 +18,8 @@ from unice.data.features import (
     exact_features,
 )
 from unice.errors import ModelConfigError
+from unice.modeling.configuration import RETIRED_AT, UniCEConfig
 from unice.modeling.loss import pairwise_ranking_loss
-from unice.modeling.model import pair_cosine
 from unice.scoring import SCORE_DECIMALS
 from unice.testing import build_tiny_model
 from unice.training.export import export_checkpoint
@@ -35,13 +37,11 @@ RATIOS = [1.0, 0.0, 0.99, 0.0]
 
 ALL_ON = {
     "architecture": "estimator",
-    "untrained_cosine": True,
     "exact_features": True,
     "structure_features": True,
-    "comparison_only": True,
+    "exec_prior": True,
+    "exact_prior": "rouge_l",
     "clean_generated": True,
-    "ranking_pair_weight": "delta",
-    "exact_scores": True,
     "loss_weights": {"pass_ratio": 1.0, "executable": 1.0, "ranking": 1.0},
 }
 
@@ -58,8 +58,8 @@ def test_feature_size_counts_every_switch():
     plain = build_tiny_model(architecture="estimator").config.feature_size
     assert plain == hidden + 2 * (3 * hidden + 1)
     config = build_tiny_model(**ALL_ON).config
-    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
-    assert config.feature_size == 2 * (2 * hidden + 1 + 1) + width
+    assert config.feature_size == plain + len(FEATURE_NAMES)  # structure facts: the prior only
+    assert config.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
 
 
 def test_a_training_step_runs_with_every_switch_on():
@@ -69,42 +69,23 @@ def test_a_training_step_runs_with_every_switch_on():
     assert batch["exact_features"].dtype == torch.float32
     width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
     assert batch["exact_features"].shape == (len(batch["format_ids"]), width)
-    loss, logs = batch_loss(model, batch, model.config.loss_weights, pair_weight="delta")
+    loss, logs = batch_loss(model, batch, model.config.loss_weights)
     loss.backward()
     assert {"ref/ranking", "ref_nl/ranking"} <= set(logs)
     assert model.encoder.embeddings.word_embeddings.weight.grad.abs().sum() > 0
     assert model.prior_scale.grad is not None
-    frozen = list(model.untrained_encoder.parameters())
-    assert all(not p.requires_grad and p.grad is None for p in frozen)
-    model.train()
-    assert not model.untrained_encoder.training  # dropout never touches the frozen copy
-
-
-def test_the_untrained_score_is_the_untrained_cosine():
-    model = build_tiny_model(seed=2, architecture="estimator", untrained_cosine=True,
-                             formats=["ref"]).eval()  # fmt: skip
-    encoder = InputEncoder.from_config(model.tokenizer, model.config)
-    encoded = encoder.encode_segments(GENERATED[:2], [REFERENCE] * 2, [None] * 2, ["ref"])
-    inputs = {k: torch.tensor(v) for k, v in encoded.items() if k not in ("format_ids",
-                                                                        "sample_index")}  # fmt: skip
-    with torch.no_grad():
-        vectors = model._untrained_vectors(inputs["segment_input_ids"],
-                                           inputs["segment_attention_mask"])  # fmt: skip
-        cosine = pair_cosine(vectors, inputs["generated_index"], inputs["reference_index"])
-        logits = model(**inputs).logits
-    expected = cosine.squeeze(-1).clamp(1e-4, 1 - 1e-4)
-    torch.testing.assert_close(torch.sigmoid(logits[:, 0]), expected, atol=1e-5, rtol=1e-4)
 
 
 def test_the_untrained_score_is_the_exact_prior_feature():
     model = build_tiny_model(seed=2, architecture="estimator", exact_features=True,
-                             exact_prior="rouge_l", exact_scores=True).eval()  # fmt: skip
+                             exact_prior="rouge_l").eval()  # fmt: skip
     rows = model.score(generated=GENERATED, references=[REFERENCE] * 4, nls=[NL] * 4)
     for row, generated in zip(rows, GENERATED, strict=True):
         for fmt, reference in (("ref", REFERENCE), ("ref_nl", REFERENCE)):
             features = exact_features(generated, reference, NL if fmt == "ref_nl" else None)
             rouge = features[FEATURE_NAMES.index("rouge_l")]
-            assert row[f"codescore_{fmt}"] == pytest.approx(min(max(rouge, 1e-4), 1 - 1e-4))
+            expected = min(max(rouge, 1e-4), 1 - 1e-4)
+            assert row[f"codescore_{fmt}"] == pytest.approx(expected, abs=2e-6)  # 1e-6 rounding
         # no reference, no prior: the head's zeroed PassRatio row gives sigmoid(0)
         assert row["codescore_nl"] == pytest.approx(0.5)
     scores = [row["codescore_ref"] for row in rows]
@@ -132,16 +113,11 @@ def test_exact_prior_is_learned_and_saved(tmp_path):
     ("switches", "message"),
     [
         ({"exact_prior": "rouge_l"}, "needs exact_features=true"),
-        ({"structure_features": True}, "structure_features .*needs exact_features=true"),
         (
-            {"structure_target": "pooler", "exact_features": True},
-            "structure_target='pooler' is not allowed",
+            {"structure_features": True, "exact_features": True},
+            "structure_features .*needs exec_prior=true",
         ),
         ({"exact_prior": "parses", "exact_features": True}, "exact_prior='parses' is not allowed"),
-        (
-            {"exact_prior": "rouge_l", "exact_features": True, "untrained_cosine": True},
-            "choose one",
-        ),
     ],
 )
 def test_exact_prior_refuses_what_it_cannot_start_from(switches, message):
@@ -162,7 +138,7 @@ def test_scoring_feeds_the_features_training_computed():
             g, REFERENCE if fmt != "nl" else None, NL if fmt != "ref" else None, structure=True
         )
         assert batch["exact_features"][row].tolist() == pytest.approx(expected)
-    # the training batch's logits are what model.score reports (unrounded with exact_scores)
+    # the training batch's logits are what model.score reports (rounded to 1e-6)
     inputs = {k: v for k, v in batch.items() if k not in ("labels", "group_ids", "format_ids",
                                                           "sample_index")}  # fmt: skip
     with torch.no_grad():
@@ -172,7 +148,7 @@ def test_scoring_feeds_the_features_training_computed():
         zip(batch["format_ids"].tolist(), batch["sample_index"].tolist(), strict=True)
     ):
         key = "codescore_" + ("ref", "nl", "ref_nl")[format_id]
-        assert rows[index][key] == pytest.approx(float(probs[row, 0]), abs=1e-6)
+        assert rows[index][key] == pytest.approx(float(probs[row, 0]), abs=2e-6)
 
 
 def test_cleaning_makes_telltales_invisible():
@@ -184,50 +160,95 @@ def test_cleaning_makes_telltales_invisible():
 
 def test_checkpoint_round_trip_reproduces_scores(tmp_path):
     model = build_tiny_model(seed=5, **ALL_ON)
-    with torch.no_grad():  # the switches' own parameters must travel too
+    with torch.no_grad():  # the switches' own parameters and buffers must travel too
         model.prior_scale.fill_(0.7)
-        model.untrained_encoder.embeddings.word_embeddings.weight.mul_(1.5)
+        model.exec_prior_weight.fill_(0.1)
     path = export_checkpoint(model, model.tokenizer, tmp_path / "ckpt")
     loaded = unice.load_model(path, device="cpu")
-    for switch in ("untrained_cosine", "exact_features", "comparison_only", "clean_generated",
-                   "exact_scores"):  # fmt: skip
+    for switch in ("exact_features", "structure_features", "exec_prior", "clean_generated"):
         assert getattr(loaded.config, switch) is True
-    assert loaded.config.ranking_pair_weight == "delta"
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
     assert loaded.score(**kwargs) == model.eval().score(**kwargs)
 
 
-def test_exact_scores_are_not_rounded():
+def test_scores_are_rounded():
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
-    rounded = build_tiny_model(seed=6, architecture="estimator").score(**kwargs)
-    exact = build_tiny_model(seed=6, architecture="estimator", exact_scores=True).score(**kwargs)
-    for a, b in zip(rounded, exact, strict=True):
-        assert a["codescore"] == round(b["codescore"], SCORE_DECIMALS)
-    assert any(b["codescore"] != round(b["codescore"], SCORE_DECIMALS) for b in exact)
+    for row in build_tiny_model(seed=6, architecture="estimator").score(**kwargs):
+        assert all(value == round(value, SCORE_DECIMALS) for value in row.values())
 
 
-def test_delta_weighting_scales_each_pair_by_its_gap():
+def test_ranking_pairs_count_alike():
     scores = torch.tensor([0.0, 0.0, 0.0])
     targets = torch.tensor([1.0, 0.99, 0.0])
     groups = torch.tensor([0, 0, 0])
-    uniform = pairwise_ranking_loss(scores, targets, groups)
-    delta = pairwise_ranking_loss(scores, targets, groups, pair_weight="delta")
     log2 = float(torch.log(torch.tensor(2.0)))
-    assert float(uniform) == pytest.approx(log2)  # every pair at score 0: softplus(0)
-    assert float(delta) == pytest.approx(log2 * (0.01 + 1.0 + 0.99) / 3)
+    # every pair at score 0: softplus(0), a .99-vs-1 pair as much as a 0-vs-1 one
+    assert float(pairwise_ranking_loss(scores, targets, groups)) == pytest.approx(log2)
 
 
-@pytest.mark.parametrize("switch", ["untrained_cosine", "exact_features", "comparison_only"])
-def test_estimator_switches_refuse_the_cross_input(switch):
-    with pytest.raises(ModelConfigError, match=f"{switch} .*needs architecture=estimator"):
-        build_tiny_model(**{switch: True})
+def test_exact_features_refuse_the_cross_input():
+    with pytest.raises(ModelConfigError, match="exact_features .*needs architecture=estimator"):
+        build_tiny_model(exact_features=True)
+
+
+def _old_config(**retired) -> dict:
+    encoder = build_tiny_model(architecture="estimator").config.encoder.to_dict()
+    return {"encoder": encoder, "architecture": "estimator", **retired}
+
+
+def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path):
+    idle = {"token_alignment": False, "untrained_cosine": False, "comparison_only": False,
+            "ranking_pair_weight": "uniform", "exact_scores": False,
+            "structure_target": "head", "exec_prior_mode": "start"}  # fmt: skip
+    config = UniCEConfig(**_old_config(**idle))  # the defaults every old checkpoint saved
+    assert not any(hasattr(config, key) for key in idle)
+    adopted = UniCEConfig(**_old_config(exact_features=True, exec_prior=True,
+                                        structure_features=True, structure_target="prior",
+                                        exec_prior_mode="ensemble"))  # fmt: skip
+    assert adopted.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    # through config.json, as unice.load_model reads a checkpoint
+    model = build_tiny_model(seed=1, **ALL_ON)
+    path = export_checkpoint(model, model.tokenizer, tmp_path / "c")
+    saved = json.loads((path / "config.json").read_text("utf-8"))
+    saved.update(idle, structure_target="prior", exec_prior_mode="ensemble")
+    (path / "config.json").write_text(json.dumps(saved), "utf-8")
+    loaded = unice.load_model(path, device="cpu")
+    assert not hasattr(loaded.config, "exec_prior_mode")
+    kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
+    assert loaded.score(**kwargs) == model.eval().score(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "retired",
+    [
+        {"token_alignment": True},
+        {"untrained_cosine": True},
+        {"comparison_only": True},
+        {"ranking_pair_weight": "delta"},
+        {"exact_scores": True},
+        {"exact_features": True, "structure_features": True, "structure_target": "head"},
+        {"exact_features": True, "structure_features": True, "structure_target": "exec"},
+        {"exact_features": True, "exec_prior": True, "exec_prior_mode": "start"},
+    ],
+)
+def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp_path):
+    key, value = [(k, v) for k, v in retired.items() if k not in ("exact_features",
+                  "structure_features", "exec_prior")][0]  # fmt: skip
+    with pytest.raises(ModelConfigError, match=f"{key}={value!r}: .*commit {RETIRED_AT}") as error:
+        UniCEConfig(**_old_config(**retired))
+    assert "\n" not in str(error.value)
+    model = build_tiny_model(seed=1, architecture="estimator")
+    path = export_checkpoint(model, model.tokenizer, tmp_path / "c")
+    saved = json.loads((path / "config.json").read_text("utf-8"))
+    saved.update(retired)
+    (path / "config.json").write_text(json.dumps(saved), "utf-8")
+    with pytest.raises(ModelConfigError, match=RETIRED_AT):
+        unice.load_model(path, device="cpu")
 
 
 def test_train_with_every_switch_exports_a_checkpoint_that_scores_alike(
     tiny_backbone, fixture_data, tmp_path
 ):
-    from transformers import AutoModel
-
     from unice.data.dataset import read_split
     from unice.training.evaluation import dev_metrics, predict
     from unice.training.loop import train
@@ -235,20 +256,14 @@ def test_train_with_every_switch_exports_a_checkpoint_that_scores_alike(
     from .conftest import compose, tiny_overrides
 
     switches = {f"model.{key}": value for key, value in ALL_ON.items() if key != "loss_weights"}
-    switches["model.exact_prior"] = "null"  # zeroshot_cpu's prior; untrained_cosine is the one here
     switches.update({"trainer.max_steps": 3, "trainer.epochs": 1, "trainer.group_size": 4})
     cfg = compose(["+experiment=zeroshot_cpu",
                    *tiny_overrides(tiny_backbone, fixture_data, tmp_path, **switches),
                    "data.dirs=null", "model.formats=[ref,nl,ref_nl]"])  # fmt: skip
     metrics = train(cfg)
     loaded = unice.load_model(metrics["best_checkpoint"], device="cpu")
-    assert loaded.config.untrained_cosine and loaded.config.exact_features
-    assert loaded.config.structure_features
-    # the frozen copy is the backbone as it was; the encoder moved away from it
-    backbone = AutoModel.from_pretrained(tiny_backbone).embeddings.word_embeddings.weight
-    frozen = loaded.untrained_encoder.embeddings.word_embeddings.weight
-    trained = loaded.encoder.embeddings.word_embeddings.weight
-    assert torch.equal(frozen, backbone) and not torch.equal(trained, backbone)
+    assert loaded.config.exact_features and loaded.config.exec_prior
+    assert loaded.config.structure_features and loaded.exec_prior_weight.abs().sum() > 0
     # the checkpoint scores the dev split exactly as the training loop measured it
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
@@ -276,37 +291,3 @@ def test_the_adopted_zeroshot_configuration_trains_and_scores_alike(
     dev = read_split(fixture_data, "dev")
     again = dev_metrics(predict(loaded, dev, loaded.tokenizer, batch_size=4), dev)
     assert again["example_spearman"] == pytest.approx(metrics["best/example_spearman"])
-
-
-def test_structure_facts_on_the_exec_logit_only(tmp_path):
-    model = build_tiny_model(seed=5, architecture="estimator", exact_features=True,
-                             structure_features=True, structure_target="exec")  # fmt: skip
-    hidden = 64
-    assert model.config.feature_size == hidden + 2 * (3 * hidden + 1) + len(FEATURE_NAMES)
-    encoder = InputEncoder.from_config(model.tokenizer, model.config)
-    batch = Collator(encoder, model.config.formats, "estimator")(_samples())
-    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
-    assert batch["exact_features"].shape[1] == width  # computed, then split head / Exec term
-    inputs = {k: v for k, v in batch.items() if k not in ("labels", "group_ids", "format_ids",
-                                                          "sample_index")}  # fmt: skip
-    model.eval()
-    with torch.no_grad():
-        before = model(**inputs).logits
-        flipped = dict(inputs, exact_features=inputs["exact_features"].clone())
-        flipped["exact_features"][:, len(FEATURE_NAMES) :] = (
-            1.0 - flipped["exact_features"][:, len(FEATURE_NAMES) :]
-        )
-        # zero at the start: the structure facts change nothing until trained
-        torch.testing.assert_close(model(**flipped).logits, before)
-        model.exec_structure.weight.fill_(0.5)
-        after, moved = model(**inputs).logits, model(**flipped).logits
-    torch.testing.assert_close(moved[:, 0], after[:, 0])  # PassRatio never sees them
-    assert not torch.allclose(moved[:, 1], after[:, 1])  # the Exec logit does
-    model.train()
-    loss, _ = batch_loss(model, batch, model.config.loss_weights)
-    loss.backward()
-    assert model.exec_structure.weight.grad.abs().sum() > 0
-    loaded = unice.load_model(export_checkpoint(model, model.tokenizer, tmp_path / "c"), "cpu")
-    assert loaded.config.structure_target == "exec"
-    kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
-    assert loaded.score(**kwargs) == model.eval().score(**kwargs)

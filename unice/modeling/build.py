@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,8 +59,6 @@ def build_model(
             # new rows start from the old embeddings' mean/covariance (transformers default)
             model.encoder.resize_token_embeddings(len(tokenizer))
             model.config.encoder.vocab_size = len(tokenizer)
-        if unice_config.untrained_cosine:  # the frozen copy: the encoder as training finds it
-            model.untrained_encoder = copy.deepcopy(model.encoder).requires_grad_(False).eval()
     model.tokenizer = tokenizer
     return model, tokenizer
 

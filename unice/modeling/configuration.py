@@ -30,16 +30,24 @@ ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
 """``cross``: the segments of a format joined into one input (the paper); ``estimator``: each
 segment encoded alone and compared in the head (COMET's estimator)."""
 TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
-RANKING_PAIR_WEIGHTS: tuple[str, ...] = ("uniform", "delta")
-"""How the ranking loss weighs a pair: all alike, or by the |PassRatio difference| of the pair."""
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
-STRUCTURE_TARGETS: tuple[str, ...] = ("head", "exec", "prior")
-"""Where ``structure_features`` go: into the head (every output), a linear term on the Exec
-logit only, or only the fitted Exec prior (``exec_prior``)."""
-EXEC_PRIOR_MODES: tuple[str, ...] = ("start", "ensemble")
-"""How the fitted Exec prior meets the network: the Exec logit starts from it, or the trained
-network's Exec probability is averaged with it."""
+
+RETIRED_AT = "5bbd199"
+"""The last commit with the code of the model arms the protocol rejected (issue 27)."""
+RETIRED: dict[str, Any] = {
+    "token_alignment": False,
+    "untrained_cosine": False,
+    "comparison_only": False,
+    "ranking_pair_weight": "uniform",
+    "exact_scores": False,
+    "structure_target": "prior",
+    "exec_prior_mode": "ensemble",
+}
+"""Switches of rejected arms whose code is gone, each with the one value that is today's
+behaviour. An old ``config.json`` holding that value (or a value that did nothing, such as
+``exec_prior_mode: start`` without ``exec_prior``) loads; any other value is refused in one line
+naming :data:`RETIRED_AT`."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -57,6 +65,25 @@ def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
 def _check_probability(name: str, value: float) -> None:
     if not 0.0 <= float(value) < 1.0:
         raise ModelConfigError(f"{name}={value!r} must be in [0, 1)")
+
+
+def _refuse_retired(kwargs: dict[str, Any], exec_prior: bool, structure_features: bool) -> None:
+    """Drop the switches of retired arms from ``kwargs`` (an old ``config.json``) where they
+    hold today's behaviour; refuse any other value in one line."""
+    idle = {  # values that did nothing in their checkpoint, whatever they were
+        "structure_target": not structure_features,
+        "exec_prior_mode": not exec_prior,
+    }
+    for key, kept in RETIRED.items():
+        if key not in kwargs:
+            continue
+        value = kwargs.pop(key)
+        if value != kept and not idle.get(key, False):
+            raise ModelConfigError(
+                f"{key}={value!r}: this switch was retired with the rejected arms' code (issue "
+                f"27; only {kept!r} is today's behaviour); load this checkpoint with commit "
+                f"{RETIRED_AT}, the last that supports it"
+            )
 
 
 class UniCEConfig(PretrainedConfig):
@@ -92,64 +119,41 @@ class UniCEConfig(PretrainedConfig):
             g with r and n: a sentence encoder like MiniLM was trained for exactly these
             comparisons, and the reference and NL of a problem are encoded once for all its
             candidates.
-        token_alignment: with ``estimator``, also give the head BERTScore's precision, recall
-            and F1 between the generated code's token states and the reference's (and the
-            NL's): greedy cosine matching of tokens keeps what a pooled vector averages away,
-            which lines of the candidate have a counterpart in the reference.
-        untrained_cosine: with ``estimator``, keep a frozen copy of the encoder as it was before
-            training; its cosine of g with r (and with n) is a head input, and the PassRatio
-            logit starts from ``logit(cosine)`` (a learned scale times it, the head's PassRatio
-            output initialised to zero), so the untrained score *is* that cosine and training
-            learns a correction to it. Layout tokens are left out of the frozen copy's input.
         exact_features: with ``estimator``, feed the head ``unice.data.features``'s exact
             signals: chrF, token 1/2-gram F1, ROUGE-L and length ratio of g against r, and
             static facts of g (parses, defines the entry point, undefined names, returns).
-        structure_features: with ``exact_features``, also feed the head, for each of a fixed
-            list of AST node kinds (calls, subscripts, assignments, loops...), whether g has
-            fewer and whether it has more of them than the reference: static facts of g against
-            r that a crash often follows (``unice.data.features.structure_features``).
-        structure_target: where the structure facts go: ``head`` (the head's input, every output
-            sees them) or ``exec`` (only a linear term on the Exec logit, zero before training,
-            so PassRatio and the ranking cannot lean on them) or ``prior`` (only the fitted Exec
-            prior of ``exec_prior`` reads them).
-        exec_prior: with ``exact_features``, the Exec logit starts from a logistic regression of
-            the Exec label on each row's exact features (and structure facts when
-            ``structure_target: prior``), fitted on the training rows before the first step
-            (``unice.training.exec_prior``): a learned scale times that logit plus the head's
-            output, whose Exec row starts at zero. The fitted coefficients are buffers of the
-            checkpoint, so scoring reads them as training did. Why: the head learns the Exec
-            facts from a few hundred steps at the head's learning rate, while a convex fit on
-            the same facts needs no steps at all.
-        exec_prior_mode: how the fitted Exec prior meets the network: ``start`` (above: the Exec
-            logit starts from it and training corrects it) or ``ensemble`` (the network is
-            trained exactly as without the prior, its loss reading the head's own logits, and
-            the model's Exec output is the average of the two probabilities,
-            ``(sigmoid(head) + sigmoid(prior)) / 2``: two different views of the same facts
-            voting, with neither one's training bent towards the other).
+        structure_features: with ``exec_prior``, the fitted Exec prior also reads, for each of a
+            fixed list of AST node kinds (calls, subscripts, assignments, loops...), whether g
+            has fewer and whether it has more of them than the reference: static facts of g
+            against r that a crash often follows (``unice.data.features.structure_features``).
+            The head never sees them.
+        exec_prior: with ``exact_features``, the model's Exec output is the average of two
+            probabilities, ``(sigmoid(network) + sigmoid(prior)) / 2``: the network's own Exec
+            logit and a logistic regression of the Exec label on each row's exact features (and
+            structure facts with ``structure_features``), fitted on the training rows before the
+            first step (``unice.training.exec_prior``). The network is trained exactly as without
+            it (its loss reads the head's own logits); the fitted coefficients are buffers of the
+            checkpoint, so scoring reads them as training did. Two different views of the same
+            facts voting, with neither one's training bent towards the other.
         exact_prior: with ``exact_features``, the name of one of them (``rouge_l``) whose logit
-            the PassRatio logit starts from, as ``untrained_cosine`` does with the cosine: a
-            learned scale times ``logit(feature)`` plus the head's output, whose PassRatio row
-            starts at zero, so the untrained score *is* that exact overlap and training learns a
-            correction. Rows without a reference get no prior. ``null``: no prior.
-        comparison_only: with ``estimator``, the head sees only comparisons (``g*r``,
-            ``|g-r|``, cosines, and the like for n), never g, r or n alone, so it cannot score
-            a candidate's style or a problem's difficulty without comparing anything.
+            the PassRatio logit starts from: a learned scale times ``logit(feature)`` plus the
+            head's output, whose PassRatio row starts at zero, so the untrained score *is* that
+            exact overlap and training learns a correction. Rows without a reference get no prior. ``null``: no prior.
         clean_generated: remove top-level ``print``/``assert``, ``__main__`` blocks and the
             ``from typing import *`` harness prefix from g before encoding (training and
             scoring alike).
-        ranking_pair_weight: ``uniform`` (every pair of the ranking loss alike) or ``delta``
-            (each pair weighted by its |PassRatio difference|, so .99 vs 1.0 hardly counts).
-        exact_scores: report scores unrounded (sigmoid in float64); the default rounds to
-            1e-6, which makes ties near 0 and 1.
         length_buckets: encode a batch's rows in this many groups of similar length, each
             padded to its own longest row only (a cost setting: the scores do not change).
         base_vocab_size: the tokenizer's size before layout tokens were added (recorded at
-            build time; the frozen copy of ``untrained_cosine`` skips the added tokens).
+            build time).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
         loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
             (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates of
             the same problem whose PassRatio differs).
         backbone: name or path the encoder was initialised from (informational).
+
+    The switches of rejected arms (:data:`RETIRED`) are no fields any more; an old
+    ``config.json`` that holds them loads only where they hold today's behaviour.
     """
 
     model_type: ClassVar[str] = "unice"
@@ -173,18 +177,11 @@ class UniCEConfig(PretrainedConfig):
     truncation_floor: float = 0.125
     pooling: str = "first"
     architecture: str = "cross"
-    token_alignment: bool = False
-    untrained_cosine: bool = False
     exact_features: bool = False
     structure_features: bool = False
-    structure_target: str = "head"
     exact_prior: str | None = None
     exec_prior: bool = False
-    exec_prior_mode: str = "start"
-    comparison_only: bool = False
     clean_generated: bool = False
-    ranking_pair_weight: str = "uniform"
-    exact_scores: bool = False
     length_buckets: int = 1
     base_vocab_size: int = 0
     formats: list[str] | tuple[str, ...] = FORMATS
@@ -192,6 +189,7 @@ class UniCEConfig(PretrainedConfig):
     backbone: str = ""
 
     def __post_init__(self, **kwargs: Any) -> None:
+        _refuse_retired(kwargs, bool(self.exec_prior), bool(self.structure_features))
         self.hidden_sizes = [int(size) for size in self.hidden_sizes]
         self.formats = [str(fmt) for fmt in self.formats]
         if self.loss_weights is None:
@@ -208,32 +206,17 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("pooling", self.pooling, POOLINGS)
         _check_choice("architecture", self.architecture, ARCHITECTURES)
-        _check_choice("ranking_pair_weight", self.ranking_pair_weight, RANKING_PAIR_WEIGHTS)
-        for switch in ("token_alignment", "untrained_cosine", "exact_features", "comparison_only"):
-            if getattr(self, switch) and self.architecture != "estimator":
-                raise ModelConfigError(
-                    f"{switch} compares segments encoded alone; it needs architecture=estimator"
-                )
-        _check_choice("structure_target", self.structure_target, STRUCTURE_TARGETS)
-        if self.structure_features and not self.exact_features:
+        if self.exact_features and self.architecture != "estimator":
             raise ModelConfigError(
-                "structure_features extends the exact features; it needs exact_features=true"
+                "exact_features compares segments encoded alone; it needs architecture=estimator"
             )
         if self.exec_prior and not self.exact_features:
             raise ModelConfigError(
-                "exec_prior fits the Exec logit's start on the exact features; it needs "
-                "exact_features=true"
+                "exec_prior fits the Exec prior on the exact features; it needs exact_features=true"
             )
-        _check_choice("exec_prior_mode", self.exec_prior_mode, EXEC_PRIOR_MODES)
-        if self.exec_prior_mode != "start" and not self.exec_prior:
+        if self.structure_features and not self.exec_prior:
             raise ModelConfigError(
-                f"exec_prior_mode={self.exec_prior_mode!r} combines the Exec output with the "
-                "fitted Exec prior; it needs exec_prior=true"
-            )
-        if self.structure_features and self.structure_target == "prior" and not self.exec_prior:
-            raise ModelConfigError(
-                "structure_target=prior feeds the structure facts to the fitted Exec prior "
-                "only; it needs exec_prior=true"
+                "structure_features feeds the fitted Exec prior only; it needs exec_prior=true"
             )
         if self.exact_prior is not None:
             _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
@@ -241,11 +224,6 @@ class UniCEConfig(PretrainedConfig):
                 raise ModelConfigError(
                     f"exact_prior={self.exact_prior!r} starts the score from an exact feature; "
                     "it needs exact_features=true"
-                )
-            if self.untrained_cosine:
-                raise ModelConfigError(
-                    "exact_prior and untrained_cosine both set the PassRatio logit's prior; "
-                    "choose one"
                 )
         if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
             raise ModelConfigError(
@@ -283,32 +261,16 @@ class UniCEConfig(PretrainedConfig):
         hidden = int(self.encoder.hidden_size)
         if self.architecture != "estimator":
             return hidden
-        per_segment = (2 if self.comparison_only else 3) * hidden + 1
-        per_segment += (3 if self.token_alignment else 0) + (1 if self.untrained_cosine else 0)
-        size = (0 if self.comparison_only else hidden) + 2 * per_segment
-        if self.exact_features:
-            size += len(FEATURE_NAMES)
-            size += len(STRUCTURE_FEATURES) if self.structure_in_head else 0
-        return size
-
-    @property
-    def structure_in_head(self) -> bool:
-        """Whether the head's input carries the structure facts (``structure_target: head``)."""
-        return bool(self.structure_features) and self.structure_target == "head"
-
-    @property
-    def structure_on_exec(self) -> bool:
-        """Whether the structure facts feed a linear term on the Exec logit alone."""
-        return bool(self.structure_features) and self.structure_target == "exec"
+        size = hidden + 2 * (3 * hidden + 1)
+        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
 
     @property
     def exec_prior_width(self) -> int:
         """How many exact features the fitted Exec prior reads (0 without ``exec_prior``):
-        the plain ones, plus the structure facts when ``structure_target: prior``."""
+        the plain ones, plus the structure facts with ``structure_features``."""
         if not self.exec_prior:
             return 0
-        with_structure = bool(self.structure_features) and self.structure_target == "prior"
-        return len(FEATURE_NAMES) + (len(STRUCTURE_FEATURES) if with_structure else 0)
+        return len(FEATURE_NAMES) + (len(STRUCTURE_FEATURES) if self.structure_features else 0)
 
     @property
     def use_token_types(self) -> bool:

@@ -55,7 +55,6 @@ def pairwise_ranking_loss(
     targets: torch.Tensor,
     groups: torch.Tensor,
     margin: float = 1e-6,
-    pair_weight: str = "uniform",
 ) -> torch.Tensor | None:
     """Logistic (RankNet) loss over pairs of candidates of the same problem.
 
@@ -68,9 +67,6 @@ def pairwise_ranking_loss(
         scores: ``(n,)`` PassRatio logits.
         targets: ``(n,)`` PassRatio labels.
         groups: ``(n,)`` integer problem ids (rows of different groups are never paired).
-        pair_weight: ``uniform`` averages the pairs' losses; ``delta`` weighs each by the
-            pair's |PassRatio difference| before averaging over the pairs, so a .99-vs-1.0
-            pair counts 1% of a 0-vs-1 pair.
 
     Returns:
         The mean pair loss, or ``None`` when the batch has no such pair.
@@ -81,13 +77,7 @@ def pairwise_ranking_loss(
     if not bool(pairs.any()):
         return None
     diff = scores.unsqueeze(1) - scores.unsqueeze(0)
-    losses = F.softplus(-diff[pairs])
-    if pair_weight == "delta":
-        gaps = (targets.unsqueeze(1) - targets.unsqueeze(0))[pairs]
-        return (losses * gaps).mean()
-    if pair_weight != "uniform":
-        raise ValueError(f"pair_weight={pair_weight!r}; choose uniform or delta")
-    return losses.mean()
+    return F.softplus(-diff[pairs]).mean()
 
 
 def unified_loss(
@@ -96,7 +86,6 @@ def unified_loss(
     ],
     weights: Mapping[str, float],
     format_weights: Mapping[str, float] | None = None,
-    pair_weight: str = "uniform",
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """``L_Uni = L_Ref + L_NL + L_Ref&NL`` over the formats present in a batch.
 
@@ -108,7 +97,6 @@ def unified_loss(
             groups and a ``ranking`` weight, :func:`pairwise_ranking_loss` is added per format.
         weights: term weights, see :func:`format_loss`; ``ranking`` weighs the pair loss.
         format_weights: optional multiplier per format (default 1 each, the paper's plain sum).
-        pair_weight: how the ranking term weighs its pairs (:func:`pairwise_ranking_loss`).
 
     Returns:
         ``(loss, logs)`` where logs hold ``loss_<format>`` and ``<format>/<term>`` floats.
@@ -121,9 +109,7 @@ def unified_loss(
         loss, terms = format_loss(pair[0], pair[1], weights)
         ranking_weight = float(weights.get("ranking", 0.0))
         if ranking_weight and len(pair) > 2 and pair[2] is not None:
-            ranking = pairwise_ranking_loss(
-                pair[0][:, 0].float(), pair[1][:, 0].float(), pair[2], pair_weight=pair_weight
-            )
+            ranking = pairwise_ranking_loss(pair[0][:, 0].float(), pair[1][:, 0].float(), pair[2])
             if ranking is not None:
                 loss = loss + ranking_weight * ranking
                 terms["ranking"] = ranking.detach()

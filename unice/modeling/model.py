@@ -12,7 +12,7 @@ from torch import nn
 from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
-from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
+from unice.data.features import FEATURE_NAMES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
@@ -27,8 +27,8 @@ class UniCEOutput(ModelOutput):
         loss: the format loss when ``labels`` are given (scalar), else ``None``.
         logits: ``(batch, k)`` raw logits: PassRatio, Executability[, Passability].
         trained_logits: the logits the training loss reads: ``logits`` itself, except with
-            ``exec_prior_mode: ensemble``, where ``logits``' Exec column is the ensemble's and
-            this is the network's own (``None`` when no model set it).
+            ``exec_prior``, where ``logits``' Exec column is the ensemble's and this is the
+            network's own (``None`` when no model set it).
         sentence_embedding: ``(batch, features)`` the vector fed to the head (the pooled input,
             or the estimator's comparison features).
     """
@@ -60,57 +60,11 @@ def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch
     return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
-def content_mask(attention_mask: torch.Tensor) -> torch.Tensor:
-    """The real tokens of each row without its first and last (the special tokens around a
-    segment), as BERTScore leaves them out of the matching."""
-    mask = attention_mask.clone()
-    mask[:, 0] = 0
-    last = (attention_mask.sum(dim=1) - 1).clamp(min=0)
-    mask[torch.arange(mask.size(0), device=mask.device), last] = 0
-    return mask
-
-
-def token_alignment(
-    states: torch.Tensor, mask: torch.Tensor, rows: torch.Tensor, others: torch.Tensor
-) -> torch.Tensor:
-    """BERTScore between segment pairs: ``(rows, 3)`` precision, recall, F1.
-
-    Precision is the mean over the generated code's tokens of their best cosine with a token of
-    the other segment; recall the reverse; F1 their harmonic mean.
-
-    Args:
-        states: ``(segments, seq, hidden)`` token states of every segment of the batch.
-        mask: ``(segments, seq)`` which tokens count (:func:`content_mask`).
-        rows, others: ``(rows,)`` the generated and the other segment of each row.
-    """
-    unit = F.normalize(states, dim=-1)
-    similarity = torch.bmm(unit[rows], unit[others].transpose(1, 2))  # (rows, seq_g, seq_o)
-    mask_g, mask_o = mask[rows].bool(), mask[others].bool()
-    low = torch.finfo(similarity.dtype).min
-    best_for_g = similarity.masked_fill(~mask_o.unsqueeze(1), low).max(dim=2).values
-    best_for_o = similarity.masked_fill(~mask_g.unsqueeze(2), low).max(dim=1).values
-
-    def mean(values: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-        keep = keep.to(values.dtype)
-        return (values * keep).sum(dim=1) / keep.sum(dim=1).clamp(min=1.0)
-
-    usable = mask_g.any(dim=1) & mask_o.any(dim=1)
-    precision = torch.where(
-        usable, mean(best_for_g, mask_g), torch.zeros_like(usable, dtype=unit.dtype)
-    )
-    recall = torch.where(usable, mean(best_for_o, mask_o), torch.zeros_like(precision))
-    f1 = 2 * precision * recall / (precision + recall).clamp(min=1e-6)
-    return torch.stack([precision, recall, f1], dim=-1)
-
-
 def compare_segments(
     segments: torch.Tensor,
     generated_index: torch.Tensor,
     reference_index: torch.Tensor | None,
     nl_index: torch.Tensor | None,
-    token_states: tuple[torch.Tensor, torch.Tensor] | None = None,
-    untrained: torch.Tensor | None = None,
-    comparison_only: bool = False,
 ) -> torch.Tensor:
     """COMET's estimator features of each row: ``[g; r; g*r; |g-r|; cos(g,r); n; g*n; |g-n|;
     cos(g,n)]``, with the reference or NL block zero where the row's format lacks it.
@@ -119,60 +73,18 @@ def compare_segments(
         segments: ``(segments, hidden)`` one vector per distinct text of the batch.
         generated_index, reference_index, nl_index: ``(rows,)`` indices into ``segments``
             (``-1`` = absent; ``None`` = absent for every row).
-        token_states: ``(states, mask)`` of every segment's tokens: adds BERTScore's
-            precision, recall and F1 of g against r and against n (:func:`token_alignment`)
-            to each block.
-        untrained: ``(segments, hidden)`` the frozen untrained encoder's vectors: adds their
-            cosine of g with r and with n to each block.
-        comparison_only: leave out g and the other segment alone (keep ``g*o``, ``|g-o|``
-            and the similarities).
     """
     generated = segments[generated_index]
-    features = [] if comparison_only else [generated]
+    features = [generated]
     for index in (reference_index, nl_index):
         if index is None:
             index = torch.full_like(generated_index, -1)
         present = (index >= 0).unsqueeze(-1).to(generated.dtype)
-        other_index = index.clamp(min=0)
-        other = segments[other_index] * present
+        other = segments[index.clamp(min=0)] * present
         cosine = F.cosine_similarity(generated, other, dim=-1, eps=1e-6).unsqueeze(-1)
-        if not comparison_only:
-            features.append(other)
-        features += [generated * other, (generated - other).abs() * present, cosine * present]
-        if untrained is not None:
-            features.append(pair_cosine(untrained, generated_index, index))
-        if token_states is not None:
-            states, mask = token_states
-            alignment = token_alignment(states, mask, generated_index, other_index)
-            features.append(alignment * present)
+        features += [other, generated * other, (generated - other).abs() * present]
+        features.append(cosine * present)
     return torch.cat(features, dim=-1)
-
-
-def pair_cosine(
-    vectors: torch.Tensor, generated_index: torch.Tensor, other_index: torch.Tensor
-) -> torch.Tensor:
-    """``(rows, 1)`` cosine of each row's generated segment with its other one (0 where the
-    other is absent, ``-1``)."""
-    present = (other_index >= 0).unsqueeze(-1).to(vectors.dtype)
-    other = vectors[other_index.clamp(min=0)]
-    cosine = F.cosine_similarity(vectors[generated_index], other, dim=-1, eps=1e-6)
-    return cosine.unsqueeze(-1) * present
-
-
-def cosine_prior(
-    vectors: torch.Tensor,
-    generated_index: torch.Tensor,
-    reference_index: torch.Tensor | None,
-    nl_index: torch.Tensor | None,
-) -> torch.Tensor:
-    """``(rows,)`` ``logit(cosine)`` of g with the reference (with the NL where a row has no
-    reference): the untrained score that ``untrained_cosine`` starts the PassRatio logit from."""
-    absent = torch.full_like(generated_index, -1)
-    ref = reference_index if reference_index is not None else absent
-    nl = nl_index if nl_index is not None else absent
-    other = torch.where(ref >= 0, ref, nl)
-    cosine = pair_cosine(vectors, generated_index, other).squeeze(-1)
-    return torch.logit(cosine.clamp(PRIOR_EPS, 1 - PRIOR_EPS))
 
 
 def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
@@ -201,7 +113,8 @@ def add_to_column(logits: torch.Tensor, column: int, values: torch.Tensor) -> to
 
 
 PRIOR_EPS = 1e-4
-"""The cosine prior is clipped to [1e-4, 1 - 1e-4] before its logit (logits within +-9.2)."""
+"""An exact prior's feature is clipped to [1e-4, 1 - 1e-4] before its logit (logits within
++-9.2)."""
 
 
 class UniCEPreTrainedModel(PreTrainedModel):
@@ -244,60 +157,26 @@ class UniCEModel(UniCEPreTrainedModel):
             config.dropout,
         )
         self.tokenizer: Any = None
-        if config.untrained_cosine:
-            # the encoder as it was before training (build_model copies the pretrained weights
-            # in); never trained, always in eval mode
-            self.untrained_encoder = build_encoder(config)
-            self.untrained_encoder.requires_grad_(False)
         if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
-        if config.structure_on_exec:
-            self.exec_structure = nn.Linear(len(STRUCTURE_FEATURES), 1)
-        if self._has_exec_prior:
+        if config.exec_prior:
             # filled by unice.training.exec_prior before training; saved with the weights.
-            # Buffers and a ones-scale draw nothing from the seeded generator, so every other
-            # weight and every dropout draw is the run without the prior's.
+            # Buffers draw nothing from the seeded generator, so every weight and every
+            # dropout draw is the run without the prior's.
             self.register_buffer("exec_prior_weight", torch.zeros(config.exec_prior_width))
             self.register_buffer("exec_prior_bias", torch.zeros(()))
-            if self._exec_prior_starts:
-                self.exec_prior_scale = nn.Parameter(torch.ones(()))
         self.post_init()
-        if config.structure_on_exec:  # the untrained Exec logit is the head's alone
+        if self._has_prior:  # the untrained PassRatio logit is the exact prior alone
+            last = self.head.net[-1]
             with torch.no_grad():
-                self.exec_structure.weight.zero_()
-                self.exec_structure.bias.zero_()
-        for column, has_prior in ((0, self._has_prior), (1, self._exec_prior_starts)):
-            if has_prior:  # the untrained logit of this output is its prior alone
-                last = self.head.net[-1]
-                with torch.no_grad():
-                    last.weight[column].zero_()
-                    last.bias[column].zero_()
-        if config.untrained_cosine:
-            self.untrained_encoder.eval()
+                last.weight[0].zero_()
+                last.bias[0].zero_()
 
     @property
     def _has_prior(self) -> bool:
-        """Whether the PassRatio logit starts from a prior (the untrained cosine or an exact
-        feature) instead of the head alone."""
-        config = self.config
-        return config.architecture == "estimator" and bool(
-            config.untrained_cosine or getattr(config, "exact_prior", None)
-        )
-
-    @property
-    def _has_exec_prior(self) -> bool:
-        """Whether the model holds the fitted Exec prior of ``exec_prior`` (its buffers), in
-        either mode (the config allows it only with ``exact_features``, so only for
-        estimators)."""
-        return bool(getattr(self.config, "exec_prior", False))
-
-    @property
-    def _exec_prior_starts(self) -> bool:
-        """Whether the Exec logit starts from the fitted prior (``exec_prior_mode: start``; a
-        checkpoint saved before the mode existed used that one) rather than being averaged
-        with it after training (``ensemble``)."""
-        mode = getattr(self.config, "exec_prior_mode", "start")
-        return self._has_exec_prior and mode == "start"
+        """Whether the PassRatio logit starts from an exact feature (``exact_prior``) instead of
+        the head alone."""
+        return bool(getattr(self.config, "exact_prior", None))
 
     def exec_prior_logit(self, exact_features: torch.Tensor) -> torch.Tensor:
         """``(rows,)`` the fitted Exec prior's logit: its linear model on the features it was
@@ -305,13 +184,6 @@ class UniCEModel(UniCEPreTrainedModel):
         width = self.config.exec_prior_width
         weight = self.exec_prior_weight
         return exact_features[:, :width].to(weight.dtype) @ weight + self.exec_prior_bias
-
-    def train(self, mode: bool = True) -> UniCEModel:
-        """Like ``nn.Module.train``, but the frozen untrained encoder stays in eval mode."""
-        super().train(mode)
-        if getattr(self.config, "untrained_cosine", False):
-            self.untrained_encoder.eval()
-        return self
 
     def forward(
         self,
@@ -355,47 +227,22 @@ class UniCEModel(UniCEPreTrainedModel):
                 raise ValueError("an estimator model takes segment_input_ids and generated_index")
             mixed = self._mix(segment_input_ids, segment_attention_mask)
             segments = pool(mixed, segment_attention_mask, self.config.pooling)
-            token_states = None
-            if self.config.token_alignment:
-                token_states = (mixed, content_mask(segment_attention_mask))
-            untrained = None
-            if self.config.untrained_cosine:
-                untrained = self._untrained_vectors(segment_input_ids, segment_attention_mask)
-            features = compare_segments(
-                segments,
-                generated_index,
-                reference_index,
-                nl_index,
-                token_states,
-                untrained,
-                self.config.comparison_only,
-            )
+            features = compare_segments(segments, generated_index, reference_index, nl_index)
             if self.config.exact_features:
                 if exact_features is None:
                     raise ValueError("this model was built with exact_features; pass them")
-                in_head = exact_features
-                if not self.config.structure_in_head:  # the head sees the plain exact features
-                    in_head = exact_features[:, : len(FEATURE_NAMES)]
-                features = torch.cat([features, in_head.to(features.dtype)], dim=-1)
+                plain = exact_features[:, : len(FEATURE_NAMES)]  # structure facts: prior only
+                features = torch.cat([features, plain.to(features.dtype)], dim=-1)
         else:
             if input_ids is None or attention_mask is None:
                 raise ValueError("a cross model takes input_ids and attention_mask")
             features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
         if self._has_prior:
-            if self.config.untrained_cosine:
-                prior = cosine_prior(untrained, generated_index, reference_index, nl_index)
-            else:
-                prior = feature_prior(exact_features, self.config.exact_prior)
+            prior = feature_prior(exact_features, self.config.exact_prior)
             logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
-        if self._exec_prior_starts:
-            prior = self.exec_prior_logit(exact_features).to(logits.dtype)
-            logits = add_to_column(logits, 1, self.exec_prior_scale * prior)
-        if self.config.structure_on_exec:
-            structure = exact_features[:, len(FEATURE_NAMES) :].to(logits.dtype)
-            logits = add_to_column(logits, 1, self.exec_structure(structure).squeeze(-1))
         trained = logits
-        if self._has_exec_prior and not self._exec_prior_starts:  # the ensemble votes
+        if self.config.exec_prior:  # the ensemble votes; the loss reads the network's logits
             prior = self.exec_prior_logit(exact_features).to(logits.dtype)
             columns = list(trained.unbind(dim=1))
             columns[1] = ensemble_logit(columns[1], prior)
@@ -406,20 +253,6 @@ class UniCEModel(UniCEPreTrainedModel):
         return UniCEOutput(
             loss=loss, logits=logits, trained_logits=trained, sentence_embedding=features
         )
-
-    @torch.no_grad()
-    def _untrained_vectors(self, input_ids: torch.Tensor, attention_mask: torch.Tensor):
-        """Mean-pooled last-layer vectors of the frozen untrained encoder, as the sentence
-        encoder was pretrained to compare texts; layout tokens (added after pretraining, never
-        seen by it) are masked out."""
-        mask = attention_mask
-        base = int(self.config.base_vocab_size or 0)
-        if base:
-            mask = attention_mask * (input_ids < base).to(attention_mask.dtype)
-        states = self.untrained_encoder(
-            input_ids=input_ids, attention_mask=mask, return_dict=True
-        ).last_hidden_state
-        return pool(states, mask, "mean")
 
     def _embed(
         self,

@@ -2,9 +2,9 @@
 
 The prior is a logistic regression of each training row's Executability label on the row's
 exact features (``unice.data.features``: overlaps with the reference, static facts of g, and the
-AST structure facts when ``structure_target: prior``). The model adds a learned scale times its
-logit to the Exec output, whose own row starts at zero, so training learns a correction to what
-the cheap facts already say.
+AST structure facts with ``structure_features``). The model's Exec output is the average of its
+probability and the network's own (the network trains as if the prior were not there), so two
+views of the same facts vote.
 
 Why fit it instead of letting the head learn it: the demo trains a few hundred steps at the
 head's learning rate, which moves a zero-initialised linear term on these facts very little

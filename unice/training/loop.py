@@ -315,7 +315,6 @@ def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict
         batch,
         config.loss_weights,
         one_forward=run.accelerator.num_processes > 1,
-        pair_weight=getattr(config, "ranking_pair_weight", "uniform"),
     )
 
 
@@ -324,7 +323,6 @@ def batch_loss(
     batch: dict[str, torch.Tensor],
     weights: dict[str, float],
     one_forward: bool = False,
-    pair_weight: str = "uniform",
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """L_Uni of one collated batch: the loss of each format's rows, summed.
 
@@ -332,9 +330,9 @@ def batch_loss(
     third of a g+r+n row; padding every format to the longest wastes most of the compute).
     ``one_forward`` runs all rows through a single forward instead, as DDP expects one
     forward per backward. An ``estimator`` batch always runs one forward: its segments are
-    shared by the formats' rows. ``pair_weight`` is the model's ``ranking_pair_weight``.
-    The loss reads the network's own logits (``trained_logits``): an Exec ensemble with the
-    fitted prior (``exec_prior_mode: ensemble``) votes at scoring only.
+    shared by the formats' rows. The loss reads the network's own logits
+    (``trained_logits``): the Exec ensemble with the fitted prior (``exec_prior``) votes at
+    scoring only.
     """
     labels = batch["labels"][batch["sample_index"]]
     groups = batch["group_ids"][batch["sample_index"]]
@@ -353,7 +351,7 @@ def batch_loss(
             width = int(batch["attention_mask"][rows].sum(dim=1).max())
             inputs = {k: batch[k][rows, :width] for k in keys}
             per_format[fmt] = (model(**inputs).trained_logits, labels[rows], groups[rows])
-    return unified_loss(per_format, weights, pair_weight=pair_weight)
+    return unified_loss(per_format, weights)
 
 
 def _freeze_encoder(run: _Run, frozen: bool) -> None:
