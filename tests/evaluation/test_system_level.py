@@ -13,6 +13,7 @@ from unice.evaluation.data import load_split
 from unice.evaluation.errors import EvaluationError
 from unice.evaluation.systems import row_generators
 from unice.metrics import system_level_correlations
+from unice.metrics.system_level import batch_kendall_pearson
 
 from .conftest import write_rows
 
@@ -68,6 +69,22 @@ def test_unscored_rows_and_constant_scores() -> None:
     assert partial["kendall"] == pytest.approx(1.0)  # over the 3 generators it scored
     assert math.isnan(result["metrics"]["constant"]["kendall"])  # undefined, never 0
     assert all(math.isnan(v) for v in partial["kendall_ci"])  # no resamples, no interval
+
+
+def test_batch_correlations_match_scipy_with_ties_and_gaps() -> None:
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    x = np.round(rng.random((30, 12)), 1)  # ties
+    y = np.round(rng.random((30, 12)), 1)
+    x[::3, 2] = np.nan  # an unscored system in some rows
+    kendall, pearson = batch_kendall_pearson(x, y)
+    for row in range(30):
+        keep = np.isfinite(x[row])
+        assert kendall[row] == pytest.approx(stats.kendalltau(x[row][keep], y[row][keep])[0])
+        assert pearson[row] == pytest.approx(stats.pearsonr(x[row][keep], y[row][keep])[0])
+    constant, _ = batch_kendall_pearson(np.full((1, 5), 0.1), np.arange(5.0)[None])
+    assert math.isnan(constant[0])
 
 
 def test_intervals_are_seeded() -> None:
