@@ -155,7 +155,7 @@ def best_baseline(system: dict[str, Any]) -> str | None:
 
 def plot_system_level(system: dict[str, Any] | None, path: Path) -> Path | None:
     """Each generator's mean score against its pass rate: every CodeScore column and the
-    baseline with the best system-level tau, one panel each."""
+    other column (baseline, external) with the best system-level tau, one panel each."""
     if not system or not system["metrics"]:
         return None
     names = [n for n, m in system["metrics"].items() if m.get("kind") == "codescore"][:5]
@@ -170,7 +170,7 @@ def plot_system_level(system: dict[str, Any] | None, path: Path) -> Path | None:
         metric = system["metrics"][name]
         means = np.asarray([np.nan if v is None else v for v in metric["means"]], dtype=float)
         ax.scatter(pass_rate, means, s=18, alpha=0.75)
-        label = "" if metric.get("kind") == "codescore" else " (best baseline)"
+        label = "" if metric.get("kind") == "codescore" else " (best other metric)"
         ax.set_title(
             f"{name}{label}\nτ {_text(metric['kendall'])}, r {_text(metric['pearson'])}",
             fontsize=9,
