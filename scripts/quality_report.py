@@ -506,7 +506,9 @@ def main() -> int:
             try:
                 extra = score_after(report, args.reference_free_scores, args.seed, root=ROOT)
             except EvaluationError as exc:
-                note = f"Random and external reference-free scores not computed: {exc}"
+                if args.reference_free_scores:  # asked for explicitly: no silent omission
+                    raise SystemExit(f"error: --reference-free-scores: {exc}") from None
+                note = f"Random score not computed: {exc}"
             free = reference_free(report, extra, args.reference_free_columns)
             result["sets"][title]["reference_free"] = free
             lines += reference_free_lines(free, note)

@@ -274,8 +274,12 @@ def test_changed_dataset_skips_the_random_score(
     out = tmp_path / "out"
     _main(quality, monkeypatch, "--out", str(out), "--checkpoint", "x/best", "--he", str(folder))
     text = (out / "report.md").read_text(encoding="utf-8")
-    assert "Random and external reference-free scores not computed" in text
-    assert "changed since the evaluation" in text
+    assert "Random score not computed" in text and "changed since the evaluation" in text
+    with pytest.raises(SystemExit, match="--reference-free-scores: .*changed since"):
+        _main(
+            quality, monkeypatch, "--out", str(out), "--checkpoint", "x/best", "--he", str(folder),
+            "--reference-free-scores", str(he_eval[2]),
+        )  # fmt: skip
 
 
 def test_random_score_has_tau_zero_in_expectation() -> None:
