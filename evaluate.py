@@ -2,9 +2,12 @@
 
     python evaluate.py ckpt_path=runs/demo/best data=data/he-eval split=test
     python evaluate.py data=data/he-eval baselines=fast scores=[ice.jsonl]
+    python evaluate.py ckpt_path=DIR data=data/he-multi label=passed generators=SAMPLES.jsonl
 
 ``ckpt_path`` is the ``<output_dir>/best`` folder that ``train.py`` exports (e.g.
-``runs/demo/best`` for ``make demo``). Configuration: configs/evaluate.yaml; logic:
+``runs/demo/best`` for ``make demo``). ``generators=`` (the samples file the split was built
+from) adds the system-level section: each generator's mean score vs its pass rate, correlated
+across generators. Configuration: configs/evaluate.yaml; logic:
 :func:`unice.evaluation.evaluate`.
 """
 
