@@ -56,11 +56,26 @@ def build_model(
         if pretrained:
             _load_encoder_weights(model, path, backbone)
         if layout and add_layout_tokens(tokenizer):
-            # new rows start from the old embeddings' mean/covariance (transformers default)
-            model.encoder.resize_token_embeddings(len(tokenizer))
+            # new rows start from the old embeddings' mean/covariance (transformers default);
+            # a frozen encoder never trains them, so they are drawn from a fixed seed: every
+            # run and seed then shares one encoder, and its cached states
+            with _fixed_rng(unice_config.freeze_encoder):
+                model.encoder.resize_token_embeddings(len(tokenizer))
             model.config.encoder.vocab_size = len(tokenizer)
     model.tokenizer = tokenizer
     return model, tokenizer
+
+
+@contextmanager
+def _fixed_rng(active: bool, seed: int = 0) -> Iterator[None]:
+    """Draw from ``torch.manual_seed(seed)`` inside, leaving the global RNG as it was (when
+    ``active``; otherwise a no-op, so unfrozen runs keep their draws)."""
+    if not active:
+        yield
+        return
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
 
 
 @contextmanager

@@ -22,10 +22,15 @@ FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
 OUTPUTS: tuple[str, ...] = ("pass_ratio", "executable", "passed")
 """Head outputs, in order: PassRatio, Executability, Passability (all logits)."""
 
-LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking")
-"""Keys of ``loss_weights``: one per output, plus the within-problem pairwise ranking term."""
+LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking", "faults")
+"""Keys of ``loss_weights``: one per output, the within-problem pairwise ranking term, and the
+fault head's status-mix term."""
 
-POOLINGS: tuple[str, ...] = ("first", "mean")
+FAULT_CLASSES: tuple[str, ...] = ("pass", "wrong_answer", "error", "timeout", "compile_error")
+"""What the fault head predicts: the share of a program's tests ending in each (``error``:
+runtime errors, memory and signals), from the executor's ``status_counts``."""
+
+POOLINGS: tuple[str, ...] = ("first", "mean", "last")
 ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
 """``cross``: the segments of a format joined into one input (the paper); ``estimator``: each
 segment encoded alone and compared in the head (COMET's estimator)."""
@@ -111,8 +116,15 @@ class UniCEConfig(PretrainedConfig):
             last, then the reference, NL first, each keeping ``truncation_floor``) or
             ``fair`` (water-filling, every segment equal).
         truncation_floor: share of the budget every segment keeps under ``priority``.
-        pooling: sentence vector from the mixed states: ``first`` token (the paper) or
-            ``mean`` over real tokens (what sentence encoders such as MiniLM were trained for).
+        pooling: sentence vector from the mixed states: ``first`` token (the paper),
+            ``mean`` over real tokens (what sentence encoders such as MiniLM were trained for)
+            or the ``last`` real token (the one a causal LM's state summarises the text in).
+        freeze_encoder: the encoder is never trained: only the layer-wise attention and the
+            head are. Its per-layer pooled states of each distinct input then never change, so
+            they are computed once and can be kept in a :class:`~unice.modeling.feature_cache.
+            FeatureCache` (the layer mix and pooling are linear, so mixing pooled layers equals
+            pooling the mixed states); training costs the head's steps, not the encoder's,
+            and scales with the data (needs ``layer_norm: false``).
         architecture: ``cross`` joins g, r and n into one input and reads one sentence vector
             (the paper). ``estimator`` encodes each segment alone with the same encoder and feeds
             the head COMET's features ``[g; r; g*r; |g-r|; n; g*n; |g-n|]`` plus the cosines of
@@ -147,9 +159,15 @@ class UniCEConfig(PretrainedConfig):
         base_vocab_size: the tokenizer's size before layout tokens were added (recorded at
             build time).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
-        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
-            (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates of
-            the same problem whose PassRatio differs).
+        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking",
+            "faults"}`` (MSE, BCE, BCE, a logistic loss on PassRatio-logit differences of
+            candidates of the same problem whose PassRatio differs, and the fault head's
+            cross-entropy).
+        fault_head: also predict each program's status mix (:data:`FAULT_CLASSES`) from the
+            head's last hidden layer, trained with ``loss_weights.faults`` (CodeRanker's
+            fault-aware targets): *how* a program fails is a richer signal than whether, and
+            the head's shared layers learn from it. Scores are unchanged in kind; the fault
+            probabilities are an extra output.
         backbone: name or path the encoder was initialised from (informational).
 
     The switches of rejected arms (:data:`RETIRED`) are no fields any more; an old
@@ -176,12 +194,14 @@ class UniCEConfig(PretrainedConfig):
     truncation: str = "priority"
     truncation_floor: float = 0.125
     pooling: str = "first"
+    freeze_encoder: bool = False
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
+    fault_head: bool = False
     length_buckets: int = 1
     base_vocab_size: int = 0
     formats: list[str] | tuple[str, ...] = FORMATS
@@ -206,6 +226,11 @@ class UniCEConfig(PretrainedConfig):
         _check_choice("truncation", self.truncation, TRUNCATIONS)
         _check_choice("pooling", self.pooling, POOLINGS)
         _check_choice("architecture", self.architecture, ARCHITECTURES)
+        if self.freeze_encoder and self.layer_norm:
+            raise ModelConfigError(
+                "freeze_encoder mixes pooled layers, which equals pooling the mixed states only "
+                "without per-layer normalisation; set layer_norm=false"
+            )
         if self.exact_features and self.architecture != "estimator":
             raise ModelConfigError(
                 "exact_features compares segments encoded alone; it needs architecture=estimator"
@@ -247,6 +272,11 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(
                 "num_outputs=3 adds a Passability output that loss_weights['passed']=0 never "
                 "trains; use num_outputs=2, or give loss_weights.passed a weight > 0"
+            )
+        if self.fault_head != bool(self.loss_weights.get("faults", 0.0)):
+            raise ModelConfigError(
+                "fault_head and loss_weights.faults go together: a fault head needs a weight "
+                "> 0 to train, and the weight needs fault_head=true"
             )
         if any(size <= 0 for size in self.hidden_sizes):
             raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")

@@ -63,6 +63,20 @@ class ScalarMix(nn.Module):
             mixed = mixed + weight.to(states.dtype) * states
         return self.gamma.to(mixed.dtype) * mixed
 
+    def mix_pooled(self, layers: torch.Tensor) -> torch.Tensor:
+        """Mix per-layer *pooled* states ``(batch, num_layers, hidden)`` -> ``(batch, hidden)``.
+
+        Without ``layer_norm`` the mix is linear in the states, so this equals pooling the
+        output of :meth:`forward` (mean or a chosen token): what a frozen encoder's cached
+        states need (``UniCEConfig.freeze_encoder``).
+        """
+        if self.layer_norm:
+            raise ValueError("mix_pooled needs layer_norm=False (the mix must be linear)")
+        if layers.shape[1] != self.num_layers:
+            raise ValueError(f"expected {self.num_layers} layers, got {layers.shape[1]}")
+        weights = self.weights().to(layers.dtype)
+        return self.gamma.to(layers.dtype) * torch.einsum("l,blh->bh", weights, layers)
+
 
 def _masked_layer_norm(
     states: torch.Tensor, mask: torch.Tensor, eps: float = 1e-12

@@ -13,7 +13,8 @@ from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
 from unice.data.features import FEATURE_NAMES
-from unice.modeling.configuration import UniCEConfig
+from unice.modeling.configuration import FAULT_CLASSES, UniCEConfig
+from unice.modeling.feature_cache import FeatureCache, token_key
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
 from unice.modeling.loss import format_loss
@@ -29,6 +30,8 @@ class UniCEOutput(ModelOutput):
         trained_logits: the logits the training loss reads: ``logits`` itself, except with
             ``exec_prior``, where ``logits``' Exec column is the ensemble's and this is the
             network's own (``None`` when no model set it).
+        fault_logits: ``(batch, 5)`` the fault head's logits over ``FAULT_CLASSES`` (``None``
+            without ``fault_head``).
         sentence_embedding: ``(batch, features)`` the vector fed to the head (the pooled input,
             or the estimator's comparison features).
     """
@@ -36,6 +39,7 @@ class UniCEOutput(ModelOutput):
     loss: torch.Tensor | None = None
     logits: torch.Tensor | None = None
     trained_logits: torch.Tensor | None = None
+    fault_logits: torch.Tensor | None = None
     sentence_embedding: torch.Tensor | None = None
 
 
@@ -56,6 +60,9 @@ def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch
     """
     if mode == "first":
         return states[:, 0]
+    if mode == "last":  # right-padded rows: the last real token
+        last = (attention_mask.sum(dim=1) - 1).clamp(min=0)
+        return states[torch.arange(states.size(0), device=states.device), last]
     mask = attention_mask.unsqueeze(-1).to(states.dtype)
     return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
@@ -149,14 +156,20 @@ class UniCEModel(UniCEPreTrainedModel):
         self.encoder = build_encoder(config)
         num_layers = int(config.encoder.num_hidden_layers) + 1
         self.layerwise = ScalarMix(num_layers, config.layer_dropout, config.layer_norm)
+        faults = len(FAULT_CLASSES) if config.fault_head else 0
         self.head = FeedForward(
             config.feature_size,
             config.hidden_sizes,
-            config.num_outputs,
+            config.num_outputs + faults,  # the fault head's logits come last
             config.activation,
             config.dropout,
         )
         self.tokenizer: Any = None
+        # FeatureCache of a frozen encoder (attach with use_feature_cache); not a module, so
+        # never saved with the weights
+        self.feature_cache: FeatureCache | None = None
+        if config.freeze_encoder:
+            self.encoder.requires_grad_(False)
         if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
         if config.exec_prior:
@@ -171,6 +184,23 @@ class UniCEModel(UniCEPreTrainedModel):
             with torch.no_grad():
                 last.weight[0].zero_()
                 last.bias[0].zero_()
+
+    def use_feature_cache(self, cache: FeatureCache | None) -> None:
+        """Read and fill ``cache`` with the frozen encoder's per-layer pooled states (only
+        with ``freeze_encoder``; ``None`` detaches it)."""
+        if cache is not None and not self.config.freeze_encoder:
+            raise ValueError(
+                "a feature cache needs freeze_encoder=true (a trained encoder changes)"
+            )
+        self.feature_cache = cache
+
+    def train(self, mode: bool = True) -> UniCEModel:
+        """Like ``nn.Module.train``, but a frozen encoder stays in eval mode (no dropout), so
+        its states are the same in training and scoring, and may be cached."""
+        super().train(mode)
+        if self.config.freeze_encoder:
+            self.encoder.eval()
+        return self
 
     @property
     def _has_prior(self) -> bool:
@@ -225,8 +255,7 @@ class UniCEModel(UniCEPreTrainedModel):
         if self.config.architecture == "estimator":
             if segment_input_ids is None or generated_index is None:
                 raise ValueError("an estimator model takes segment_input_ids and generated_index")
-            mixed = self._mix(segment_input_ids, segment_attention_mask)
-            segments = pool(mixed, segment_attention_mask, self.config.pooling)
+            segments = self._embed(segment_input_ids, segment_attention_mask)
             features = compare_segments(segments, generated_index, reference_index, nl_index)
             if self.config.exact_features:
                 if exact_features is None:
@@ -238,6 +267,11 @@ class UniCEModel(UniCEPreTrainedModel):
                 raise ValueError("a cross model takes input_ids and attention_mask")
             features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
+        fault_logits = None
+        if self.config.fault_head:
+            logits, fault_logits = logits.split(
+                [self.config.num_outputs, len(FAULT_CLASSES)], dim=-1
+            )
         if self._has_prior:
             prior = feature_prior(exact_features, self.config.exact_prior)
             logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
@@ -251,7 +285,11 @@ class UniCEModel(UniCEPreTrainedModel):
         if labels is not None:
             loss, _ = format_loss(trained, labels, self.config.loss_weights)
         return UniCEOutput(
-            loss=loss, logits=logits, trained_logits=trained, sentence_embedding=features
+            loss=loss,
+            logits=logits,
+            trained_logits=trained,
+            fault_logits=fault_logits,
+            sentence_embedding=features,
         )
 
     def _embed(
@@ -260,9 +298,51 @@ class UniCEModel(UniCEPreTrainedModel):
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Encoder -> layer-wise mix -> pooling: one vector per input row."""
+        """Encoder -> layer-wise mix -> pooling: one vector per input row (a frozen encoder's
+        rows: their pooled layers, cached, then mixed)."""
+        if self.config.freeze_encoder:
+            layers = self.frozen_layers(input_ids, attention_mask, token_type_ids)
+            return self.layerwise.mix_pooled(layers)
         mixed = self._mix(input_ids, attention_mask, token_type_ids)
         return pool(mixed, attention_mask, self.config.pooling)
+
+    @torch.no_grad()
+    def frozen_layers(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """``(rows, layers, hidden)``: each row's pooled state at every layer of the frozen
+        encoder, from the feature cache where it has them; only the other rows are encoded
+        (and then cached). Keys are the rows' real token ids (and token types)."""
+        keys = []
+        for row, mask in zip(input_ids.tolist(), attention_mask.tolist(), strict=True):
+            real = [token for token, keep in zip(row, mask, strict=True) if keep]
+            keys.append(real)
+        if token_type_ids is not None:
+            keys = [
+                k + [-1] + t[: len(k)] for k, t in zip(keys, token_type_ids.tolist(), strict=True)
+            ]
+        keys = [token_key(k) for k in keys]
+        cache = self.feature_cache
+        found = cache.lookup(keys) if cache is not None else [None] * len(keys)
+        missing = [i for i, state in enumerate(found) if state is None]
+        if missing:
+            index = torch.tensor(missing, device=input_ids.device)
+            mask = attention_mask[index]
+            width = max(int(mask.sum(dim=1).max()), 1)
+            types = token_type_ids[index, :width] if token_type_ids is not None else None
+            states = self._hidden_states(input_ids[index, :width], mask[:, :width], types)
+            pooled = torch.stack(
+                [pool(layer, mask[:, :width], self.config.pooling) for layer in states], dim=1
+            )
+            for position, i in enumerate(missing):
+                found[i] = pooled[position]
+            if cache is not None:
+                cache.add([keys[i] for i in missing], pooled)
+        device = input_ids.device
+        return torch.stack([state.to(device) for state in found])
 
     def _mix(
         self,

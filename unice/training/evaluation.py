@@ -60,7 +60,8 @@ def dev_metrics(predictions: dict[str, np.ndarray], samples: Sequence[Sample]) -
     (:func:`~unice.metrics.example_level.within_problem_score`) -- whether the model orders
     the candidates of one problem, which is what selecting among generations needs. Corpus-level ``kendall``/``spearman``/``pearson``/``mae`` mostly reward knowing
     which problems are hard. ``exec_accuracy`` and ``exec_auroc`` judge the Exec head;
-    ``spearman_<format>`` each input format alone.
+    ``spearman_<format>`` and ``example_spearman_<format>`` each input format alone (a
+    model trained on several formats is monitored on its primary one with the latter).
     """
     labels = np.array([s.pass_ratio for s in samples])
     usable = ~np.isnan(predictions["codescore"])
@@ -83,4 +84,8 @@ def dev_metrics(predictions: dict[str, np.ndarray], samples: Sequence[Sample]) -
             metrics[f"spearman_{fmt}"] = regression_metrics(fmt_scores[present], labels[present])[
                 "spearman"
             ]
+            fmt_tasks = [s.task_id for s, ok in zip(samples, present, strict=True) if ok]
+            metrics[f"example_spearman_{fmt}"] = within_problem_score(
+                fmt_scores[present], labels[present], fmt_tasks, "spearman"
+            )
     return metrics

@@ -33,6 +33,7 @@ from unice.scoring import has_usable_format
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.exec_prior import fit_exec_prior
 from unice.training.export import export_checkpoint
+from unice.training.feature_cache import open_feature_cache, prefill_feature_cache
 from unice.training.optim import OptimConfig, build_optimizer
 from unice.training.run_logger import RunLogger, make_logger
 from unice.training.settings import MODEL_FIELDS, TrainerSettings
@@ -142,6 +143,11 @@ def _setup(cfg: DictConfig) -> _Run:
     train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats, mc.architecture)
+    if mc.freeze_encoder:  # encode every distinct input once, before the first step
+        model.use_feature_cache(open_feature_cache(model, settings.feature_cache))
+        prefill_feature_cache(
+            model, collator, [*train_samples, *(dev_samples or [])], settings, accelerator.print
+        )
     if getattr(mc, "exec_prior", False):  # before prepare; a resumed run reloads the same fit
         accelerator.print(fit_exec_prior(model, encoder, train_samples, mc.formats).describe())
     optimizer = build_optimizer(
@@ -341,23 +347,34 @@ def batch_loss(
         one_forward = True
     else:
         keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
-    logits = model(**{k: batch[k] for k in keys}).trained_logits if one_forward else None
+    faults = batch["fault_targets"][batch["sample_index"]] if "fault_targets" in batch else None
+    output = model(**{k: batch[k] for k in keys}) if one_forward else None
     per_format = {}
     for position, fmt in enumerate(FORMATS):
         rows = batch["format_ids"] == position
-        if logits is not None:
-            per_format[fmt] = (logits[rows], labels[rows], groups[rows])
-        elif bool(rows.any()):
+        if output is None:
+            if not bool(rows.any()):
+                continue
             width = int(batch["attention_mask"][rows].sum(dim=1).max())
-            inputs = {k: batch[k][rows, :width] for k in keys}
-            per_format[fmt] = (model(**inputs).trained_logits, labels[rows], groups[rows])
+            part = model(**{k: batch[k][rows, :width] for k in keys})
+            logits, fault_logits = part.trained_logits, part.fault_logits
+        else:
+            logits = output.trained_logits[rows]
+            fault_logits = None if output.fault_logits is None else output.fault_logits[rows]
+        fault_pair = None
+        if fault_logits is not None and faults is not None:
+            fault_pair = (fault_logits, faults[rows])
+        per_format[fmt] = (logits, labels[rows], groups[rows], fault_pair)
     return unified_loss(per_format, weights)
 
 
 def _freeze_encoder(run: _Run, frozen: bool) -> None:
     """Frozen-encoder epochs train the mix and head only: the encoder gets no gradient at all,
-    so backward stops at the layer mix instead of running through the encoder for nothing."""
-    for param in run.accelerator.unwrap_model(run.model).encoder.parameters():
+    so backward stops at the layer mix instead of running through the encoder for nothing
+    (a ``freeze_encoder`` model's encoder is never trained)."""
+    model = run.accelerator.unwrap_model(run.model)
+    frozen = frozen or bool(model.config.freeze_encoder)
+    for param in model.encoder.parameters():
         param.requires_grad_(not frozen)
 
 

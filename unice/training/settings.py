@@ -20,12 +20,14 @@ MODEL_FIELDS = (
     "truncation",
     "truncation_floor",
     "pooling",
+    "freeze_encoder",
     "architecture",
     "exact_features",
     "structure_features",
     "exact_prior",
     "exec_prior",
     "clean_generated",
+    "fault_head",
     "length_buckets",
     "layout",
     "formats",
@@ -44,6 +46,9 @@ MONITORS = (
     "spearman_ref",
     "spearman_nl",
     "spearman_ref_nl",
+    "example_spearman_ref",
+    "example_spearman_nl",
+    "example_spearman_ref_nl",
 )
 LOWER_IS_BETTER = frozenset({"mae"})
 """Monitors where a smaller value is better; every other monitor is a correlation/accuracy."""
@@ -78,6 +83,9 @@ class TrainerSettings:
     num_workers: int = 0
     progress: bool = True
     group_size: int = 1
+    # model.freeze_encoder: where the frozen encoder's states are cached (auto: the UniCE cache
+    # folder's features/, none: memory only, or a folder)
+    feature_cache: str | None = "auto"
 
     @classmethod
     def from_config(cls, cfg: Any) -> TrainerSettings:
