@@ -17,8 +17,11 @@ and how to run it from case ``start`` on. This module does the rest:
   ``CLONE_THREAD``), and rlimits (CPU, file size, core, open files; address space for
   native code).
 
-The status of each assertion is what the driver's support code reports; see
-docs/languages.md for what that means against a hostile program. Watching one process:
+For languages with the token protocol (C++, JavaScript; ``languages/base.py``) each run gets
+a fresh report token, and a case of the form ``actual OP expected`` reports only its value,
+judged here (``foreign_checks.py``); other cases (and every case of Java, Go, Rust) report
+their own verdict, counted per program as ``judged_in_program``. See docs/languages.md for
+what that means against a hostile program. Watching one process:
 ``foreign_process.py``; the isolation level and seccomp filter: ``foreign_sandbox.py``;
 Java's warm compiler: ``compile_server.py``.
 """
@@ -29,6 +32,7 @@ import concurrent.futures
 import hashlib
 import math
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -41,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.execution.compile_server import CompileServer, ServerFailedError
+from data_builders.execution.foreign_checks import judge
 from data_builders.execution.foreign_process import Command, End, Watch, base_env, supervise
 from data_builders.execution.foreign_runner import Runner, RunnerDiedError
 from data_builders.execution.foreign_sandbox import plan_isolation, run_filter_bpf
@@ -215,15 +220,16 @@ class ForeignExecutor:
             # A test with no assertion this language recognises (HumanEval-X's Rust/32 test
             # is commented out): no test, so pass_ratio 0 and not passed, as for a Python
             # program without tests; label says which tasks.
-            return ProgramResult([], self.isolation)
+            return ProgramResult([], self.isolation, 0)
         build = self._build(language, driver.files, driver.mode, driver.prelude)
+        in_program = driver.judged_in_program
         try:
             if not build.ok:
                 detail = build.log[-2000:]
                 outcomes = [
                     TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)
                 ]
-                return ProgramResult(outcomes, self.isolation)
+                return ProgramResult(outcomes, self.isolation, in_program)
             timeout = program.timeout if program.timeout is not None else self.limits.timeout
             timeouts = program.test_timeouts or [timeout] * driver.n_cases
             if len(timeouts) != driver.n_cases:
@@ -231,8 +237,11 @@ class ForeignExecutor:
                     f"{len(timeouts)} test_timeouts for a test of {driver.n_cases} assertions"
                 )
             return ProgramResult(
-                self._run_cases(language, build.path, timeouts, mode=driver.mode),
+                self._run_cases(
+                    language, build.path, timeouts, mode=driver.mode, checks=driver.checks
+                ),
                 self.isolation,
+                in_program,
             )
         finally:
             self._release(build)
@@ -475,32 +484,45 @@ class ForeignExecutor:
         timeouts: list[float],
         start: int = 0,
         mode: str = "",
+        checks: tuple[Any, ...] | None = None,
     ) -> list[TestOutcome]:
         """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``), case *k*
-        under ``timeouts[k]`` CPU seconds."""
+        under ``timeouts[k]`` CPU seconds; ``checks``: the driver's host-side checks."""
         limits = self.limits
         spec = language.run_spec(limits.memory_mb, mode)
         n = len(timeouts)
         outcomes: list[TestOutcome | None] = [None] * n
         case_limits = list(timeouts)
+        checks = checks if checks is not None else (None,) * n
+        values = frozenset(k for k, check in enumerate(checks) if check is not None)
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)
-            self._run_once(language, build, spec, case_limits, start)
+            self._run_once(language, build, spec, case_limits, start, values)
         while start < n:
-            end = self._run_once(language, build, spec, case_limits, start)
-            start = self._settle(language, end, outcomes, case_limits, start)
+            end = self._run_once(language, build, spec, case_limits, start, values)
+            start = self._settle(language, end, outcomes, case_limits, start, checks)
         return [
             o if o is not None else TestOutcome("runtime_error", detail="not run") for o in outcomes
         ]
 
     def _run_once(
-        self, language: Language, build: Path, spec: RunSpec, case_limits: list[float], start: int
+        self,
+        language: Language,
+        build: Path,
+        spec: RunSpec,
+        case_limits: list[float],
+        start: int,
+        value_cases: frozenset[int] = frozenset(),
     ) -> End:
         """One sandboxed process running the cases from ``start`` on (or one program in the
-        language's runner, where it has one)."""
+        language's runner, where it has one), with a fresh report token where the language
+        takes one."""
         limits = self.limits
+        token = secrets.token_hex(16) if language.token_protocol else None
         runner_spec = language.runner_spec(limits.memory_mb) if self.use_runners else None
         if runner_spec is not None:
-            return self._run_in_runner(language, runner_spec, build, case_limits, start)
+            return self._run_in_runner(
+                language, runner_spec, build, case_limits, start, token, value_cases
+            )
         read_fd, write_fd = os.pipe()
         os.set_blocking(read_fd, False)
         values = {"build": str(build), "start": str(start), "fd": str(write_fd)}
@@ -532,6 +554,8 @@ class ForeignExecutor:
                 limits.load,
                 read_fd,
                 start,
+                token,
+                value_cases,
             )
         with self._locks_lock:
             self.run_cpu_seconds += end.cpu
@@ -545,6 +569,8 @@ class ForeignExecutor:
         build: Path,
         case_limits: list[float],
         start: int,
+        token: str | None = None,
+        value_cases: frozenset[int] = frozenset(),
     ) -> End:
         """The cases from ``start`` on, run by this thread's runner (started when it has
         none, or when the last one died or is used up)."""
@@ -554,7 +580,7 @@ class ForeignExecutor:
         for attempt in range(2):
             runner = self._thread_runner(language, spec)
             try:
-                end = runner.run(request, case_limits, limits.load, watch)
+                end = runner.run(request, case_limits, limits.load, watch, token, value_cases)
                 break
             except RunnerDiedError:  # it ended between programs (it asks to be replaced so)
                 self._drop_runner(runner)
@@ -611,13 +637,20 @@ class ForeignExecutor:
         outcomes: list[TestOutcome | None],
         case_limits: list[float],
         start: int,
+        checks: tuple[Any, ...] = (),
     ) -> int:
-        """Record one process's reports; return the case to resume from (len: done)."""
+        """Record one process's reports (a value case judged here, a refused one a runtime
+        error); return the case to resume from (len: done)."""
         n = len(outcomes)
         for k, status in end.results.items():
-            outcomes[k] = TestOutcome(
-                status, time=end.times.get(k, 0.0), detail=end.details.get(k, "")
-            )
+            if (old := outcomes[k]) is not None and old.detail.startswith("report refused"):
+                continue  # refused in an earlier process of this program: stays refused
+            detail = end.details.get(k, "")
+            if status == "value":
+                status, detail = judge(checks[k], end.values[k])
+            outcomes[k] = TestOutcome(status, time=end.times.get(k, 0.0), detail=detail)
+        for k, reason in end.rejected.items():
+            outcomes[k] = TestOutcome("runtime_error", time=end.times.get(k, 0.0), detail=reason)
         cause, detail = _cause(language, end)
         if cause == "timeout" and self.limits.after_timeout is not None:
             for k in range(n):

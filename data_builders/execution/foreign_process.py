@@ -15,13 +15,15 @@ import select
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 _POLL = 0.01
 _BAD = {"pass": 0, "wrong_answer": 1, "runtime_error": 2, "memory": 2, "timeout": 2, "signal": 2}
 _CODES = {"P": "pass", "F": "wrong_answer", "E": "runtime_error", "M": "memory"}
+# A report line longer than this (a value beyond the support code's cap) is dropped.
+MAX_LINE = 8 * 1024 * 1024
 
 
 @dataclass
@@ -51,6 +53,8 @@ class End:
     stdout: str
     stderr: str
     cpu: float = 0.0  # CPU seconds of the process tree (sampled every poll)
+    values: dict[int, bytes] = field(default_factory=dict)  # V reports: serialised values
+    rejected: dict[int, str] = field(default_factory=dict)  # cases whose reports were refused
 
 
 class CaseWatch:
@@ -63,9 +67,19 @@ class CaseWatch:
     """
 
     def __init__(
-        self, case_limits: list[float], load_limit: float, watch: Watch, cpu_origin: float = 0.0
+        self,
+        case_limits: list[float],
+        load_limit: float,
+        watch: Watch,
+        cpu_origin: float = 0.0,
+        token: str | None = None,
+        value_cases: frozenset[int] = frozenset(),
     ) -> None:
         self.case_limits = case_limits
+        self.token = token.encode() if token is not None else None
+        self.value_cases = value_cases
+        self.values: dict[int, bytes] = {}
+        self.rejected: dict[int, str] = {}
         self.watch = watch
         self.results: dict[int, str] = {}
         self.details: dict[int, str] = {}
@@ -78,11 +92,25 @@ class CaseWatch:
         self._last_cpu = cpu_origin
 
     def report(self, line: bytes, tree: Tree) -> None:
-        """Record one report line of the program (other lines are ignored)."""
-        event = parse_report(line, len(self.case_limits))
+        """Record one report line of the program (other lines are ignored).
+
+        With a token (the token protocol, ``languages/base.py``), a line counts only when it
+        carries this run's token, and the host checks what the program cannot be trusted
+        with: a value case (judged here, ``foreign_checks.py``) is settled only by one ``V``
+        line while it runs, after its ``S``; a pass or failure line for it, a second value,
+        a value for a case not running, or a case started twice or out of order refuses
+        that case's reports (``rejected``: a runtime error, never a pass)."""
+        event = parse_report(line, len(self.case_limits), self.token)
         if event is None:
             return
         code, k, text = event
+        if self.token is not None and not self._in_order(code, k):
+            return
+        if code == "V":
+            self.values[k] = text.encode() if isinstance(text, str) else text
+            self.results[k] = "value"
+            self.running = None
+            return
         if code == "S":
             if k != self.last:
                 cpu = tree.cpu()
@@ -99,6 +127,27 @@ class CaseWatch:
                 if text:
                     self.details[k] = text
             self.running = None
+
+    def _in_order(self, code: str, k: int) -> bool:
+        """Whether a tokened report fits the run so far; if not, case ``k`` is refused."""
+        value_case = k in self.value_cases
+        reason = None
+        if code == "S":
+            if self.last is not None and k < self.last:
+                reason = "started after a later case"
+            elif value_case and (k == self.last or k in self.results):
+                reason = "started twice"
+        elif code == "V":
+            if not value_case:
+                reason = "a value for a case judged in the program"
+            elif k != self.running or k in self.values:
+                reason = "a value outside its case, or twice"
+        elif value_case and code in "PF":
+            reason = "a verdict for a case judged on the host"
+        if reason is None:
+            return True
+        self.rejected.setdefault(k, f"report refused: {reason}")
+        return False
 
     def over_limit(self, tree: Tree) -> str | None:
         """``"timeout"`` / ``"memory"`` when the current phase passed a limit, else None.
@@ -131,7 +180,7 @@ class CaseWatch:
     def end(self, returncode: int, killed: str | None, stdout: str, stderr: str, cpu: float) -> End:
         return End(
             self.results, self.times, self.details, self.running, self.last, returncode,
-            killed, stdout, stderr, cpu,
+            killed, stdout, stderr, cpu, self.values, self.rejected,
         )  # fmt: skip
 
 
@@ -147,6 +196,8 @@ def read_lines(read_fd: int, buffer: bytes) -> tuple[list[bytes], bytes, bytes |
     except BlockingIOError:
         chunk = b""
     *lines, rest = (buffer + chunk).split(b"\n")
+    if len(rest) > MAX_LINE:  # no line is that long: drop it (its tail is then no report)
+        rest = b""
     return lines, rest, chunk
 
 
@@ -160,14 +211,26 @@ def supervise(
     load_limit: float,
     read_fd: int | None = None,
     start: int = 0,
+    token: str | None = None,
+    value_cases: frozenset[int] = frozenset(),
 ) -> End:
-    """Run ``command``, read its case reports, enforce per-case CPU/memory/wall limits."""
+    """Run ``command``, read its case reports, enforce per-case CPU/memory/wall limits.
+
+    ``token``: the run's report token, written to the program's stdin (its support code
+    reads it before any of the program's own code runs) and required on every report."""
     stdout_path, stderr_path = out_dir / ".unice-stdout", out_dir / ".unice-stderr"
     killed: str | None = None
     buffer = b""
-    cases = CaseWatch(case_limits, load_limit, watch)
+    cases = CaseWatch(case_limits, load_limit, watch, token=token, value_cases=value_cases)
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = start_sandboxed(command, env, out, err, write_fd, stdin=subprocess.DEVNULL)
+        stdin = subprocess.DEVNULL if token is None else subprocess.PIPE
+        proc = start_sandboxed(command, env, out, err, write_fd, stdin=stdin)
+        if token is not None:
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):
+                proc.stdin.write(token.encode() + b"\n")
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
         tree = Tree(proc.pid)
         exited: float | None = None
         try:
@@ -230,17 +293,35 @@ def start_sandboxed(
             os.close(write_fd)
 
 
-def parse_report(line: bytes, n: int) -> tuple[str, int, str] | None:
-    """``(code, case, detail)`` of a report line (``E k message``: the error's text)."""
-    parts = line.split(maxsplit=2)
-    if len(parts) < 2 or parts[0] not in (b"S", b"P", b"F", b"E", b"M"):
+def parse_report(
+    line: bytes, n: int, token: bytes | None = None
+) -> tuple[str, int, str | bytes] | None:
+    """``(code, case, detail)`` of a report line (``E k message``: the error's text).
+
+    With ``token``: ``code k token [rest]``, and a line with any other token is no report;
+    ``V k token value`` keeps the whole value (bytes)."""
+    if token is None:
+        parts = line.split(maxsplit=2)
+        rest = parts[2] if len(parts) > 2 else b""
+    else:
+        parts = line.split(b" ", 3)
+        if len(parts) < 3 or parts[2] != token:
+            return None
+        rest = parts[3] if len(parts) > 3 else b""
+    codes = (
+        (b"S", b"P", b"F", b"E", b"M") if token is None else (b"S", b"P", b"F", b"E", b"M", b"V")
+    )
+    if len(parts) < 2 or parts[0] not in codes:
         return None
     try:
         k = int(parts[1])
     except ValueError:
         return None
-    detail = parts[2].decode(errors="replace")[:300] if len(parts) > 2 else ""
-    return (parts[0].decode(), k, detail) if 0 <= k < n else None
+    if not 0 <= k < n:
+        return None
+    if parts[0] == b"V":
+        return "V", k, rest
+    return parts[0].decode(), k, rest.decode(errors="replace")[:300]
 
 
 class Tree:

@@ -66,15 +66,22 @@ class Runner:
         case_limits: list[float],
         load_limit: float,
         watch: Watch,
+        token: str | None = None,
+        value_cases: frozenset[int] = frozenset(),
     ) -> End:
         """Run one program (``request``: what the runner script reads, less the nonce) from
-        its case ``start``; the runner is killed (and dead after) when a limit is passed."""
+        its case ``start``; the runner is killed (and dead after) when a limit is passed.
+        ``token``: the program's report token (handed to its worker in the request)."""
         if not self.alive:
             raise RunnerDiedError("runner is not running")
         nonce = secrets.token_hex(16)
         self.programs += 1
         origin = self.tree.cpu()
-        cases = CaseWatch(case_limits, load_limit, watch, cpu_origin=origin)
+        cases = CaseWatch(
+            case_limits, load_limit, watch, origin, token=token, value_cases=value_cases
+        )
+        if token is not None:
+            request = {**request, "token": token}
         stderr_start = self._stderr_path.stat().st_size  # this program's errors come after
         assert self.proc.stdin is not None
         try:

@@ -198,6 +198,10 @@ class ProgramResult:
 
     outcomes: list[TestOutcome] = field(default_factory=list)
     isolation: str = ""
+    judged_in_program: int | None = None
+    """Programs in other languages: how many assertions were judged inside the program's
+    own process (forgeable by a hostile program; docs/languages.md), the rest on the host.
+    None for Python, whose every assertion is judged outside the program."""
 
     @property
     def n_tests(self) -> int:
@@ -234,4 +238,9 @@ class ProgramResult:
             "n_tests": self.n_tests,
             "status_counts": self.status_counts,
             "isolation": self.isolation,
+            **(
+                {"cases_judged_in_program": self.judged_in_program}
+                if self.judged_in_program is not None
+                else {}
+            ),
         }

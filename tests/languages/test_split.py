@@ -87,8 +87,13 @@ def test_js_splits_console_assert_and_node_assert_skipping_strings_and_comments(
 
 
 def test_js_driver_checks_only_the_first_console_assert_argument() -> None:
-    text = get_language("js").driver("const f = () => 0\n", JS_TEST).files["main.js"]
-    assert "__unice_case(1, () => (JSON.stringify(g(1)) === JSON.stringify([1, 2])))" in text
+    driver = get_language("js").driver("const f = () => 0\n", JS_TEST)
+    text = driver.files["main.js"]
+    # the value of the first argument's expression, judged on the host: the expected value
+    # is not in the driver, nor is the message
+    assert "__unice_value(1, () => (JSON.stringify(g(1))))" in text
+    assert "JSON.stringify([1, 2])" not in text and "message, with comma" not in text
+    assert driver.checks[1].op == "json" and driver.checks[1].expected == [1.0, 2.0]
 
 
 def test_go_splits_testify_checks_but_not_assert_new() -> None:

@@ -12,6 +12,17 @@ its command line, one line per event): ``S k`` (case k starts), then ``P k`` (he
 ``F k`` (failed), ``E k [message]`` (raised an error; the message becomes the outcome's
 detail), or ``M k`` (ran out of memory). A case
 may report several times (an assertion inside a loop): it passes only if every run held.
+
+**Token protocol** (languages with ``token_protocol``: C++, JavaScript): the host hands the
+run a fresh random token on stdin (JavaScript's runner: in the worker's ``workerData``),
+which the support code takes before the program's own code runs; every report line is
+``code k token [rest]``, and lines without the token are no reports (a program that writes
+pass lines to every descriptor reports nothing). A case whose assertion is ``actual OP
+expected`` with a constant ``expected`` (``Driver.checks[k]``, a
+:class:`~data_builders.execution.foreign_checks.Check`) reports ``V k token value``: the
+serialised ``actual``, judged on the host; ``expected`` is not in the driver. Cases without a
+check (``None``: loops, properties, expected values the host cannot read) still report
+``P``/``F`` from the program and are counted as judged in the program.
 """
 
 from __future__ import annotations
@@ -53,6 +64,19 @@ class Driver:
     holds ``main``; Rust: ``"test"`` for a ``#[test]`` harness, ``"main"`` for ``fn main``)."""
     prelude: Prelude | None = None
     """Headers shared with other drivers, compiled once (see :class:`Prelude`)."""
+    checks: tuple[Any, ...] | None = None
+    """Per case, the host-side check of a value case, or None for a case judged in the
+    program; None for a language without the token protocol (every case in the program)."""
+
+    @property
+    def judged_in_program(self) -> int:
+        if self.checks is None:
+            return self.n_cases
+        return sum(check is None for check in self.checks)
+
+    @property
+    def value_cases(self) -> frozenset[int]:
+        return frozenset(k for k, c in enumerate(self.checks or ()) if c is not None)
 
 
 @dataclass(frozen=True)
@@ -103,6 +127,8 @@ class Language:
     shared_cache_env: str | None = None
     """An environment variable naming a build cache the compiler may share between programs
     (Go's ``GOCACHE``); the runner points it at one writable folder per executor."""
+    token_protocol: bool = False
+    """Whether the driver reads a report token and writes value cases (module docstring)."""
 
     def missing_toolchain(self) -> str | None:
         """None when the toolchain is installed, else one line saying what to install."""

@@ -5,6 +5,14 @@ the lambda runs only for ``k >= start``, and a failed condition is reported inst
 calling ``abort`` (which would end the process and every later assertion with it).
 Exceptions escaping the candidate are caught per case (``std::bad_alloc`` is ``memory``).
 MultiPL-E's C++ tests (``int main() { auto candidate = f; assert(...); }``) split the same way.
+
+Host-side verdicts (the token protocol, ``languages/base.py``): an ``assert`` at the top level
+of ``main`` of the form ``X == L``, ``X != L``, ``issame(X, L)`` (HumanEval-X's helper, exact
+or with its ``abs(a[i]-b[i]) > tol``), ``abs(X - L) < T``, or a bare call ``f(...)`` /
+``!f(...)`` / ``not (f(...))``, with ``L`` a constant, becomes
+``__unice_value(k, [&]{ return (X); })``: the program writes X's value and the host judges it
+(``foreign_checks.py``); ``L`` is not in the driver. Other asserts (in loops, or comparing
+with a variable) keep the in-program case.
 """
 
 from __future__ import annotations
@@ -12,32 +20,67 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
+from data_builders.execution.languages.checks import abs_check
 from data_builders.execution.languages.source import (
     code_mask,
     find_calls,
     find_code,
     matching,
     replace_spans,
+    single_call,
+    split_top_level,
+    strip_parens,
+    top_level,
 )
 
 SUPPORT_HEADERS = ("<new>", "<exception>")
 SUPPORT = r"""
 extern "C" long write(int, const void*, unsigned long);
+extern "C" long read(int, void*, unsigned long);
 static int __unice_start = 0, __unice_fd = 2;
-static void __unice_mark(char c, int k, const char* detail = 0) {
-    char buf[256], digits[16];
+static char __unice_token[72];
+// The run's report token, from stdin, before the program's own static initialisers run
+// (they have the default priority, after every numbered one).
+__attribute__((constructor(101))) static void __unice_take_token() {
+    int n = 0;
+    while (n < 64) {
+        long got = read(0, __unice_token + n, 1);
+        if (got <= 0 || __unice_token[n] == '\n') break;
+        n++;
+    }
+    __unice_token[n] = 0;
+}
+static void __unice_write(const char* p, unsigned long n) {
+    while (n > 0) {
+        long done = write(__unice_fd, p, n);
+        if (done <= 0) return;
+        p += done;
+        n -= (unsigned long)done;
+    }
+}
+static int __unice_head(char* buf, char c, int k) {
+    char digits[16];
     int n = 0, d = 0;
+    buf[n++] = '\n';
     buf[n++] = c;
     buf[n++] = ' ';
     do { digits[d++] = (char)('0' + k % 10); k /= 10; } while (k);
     while (d) buf[n++] = digits[--d];
+    buf[n++] = ' ';
+    for (int i = 0; __unice_token[i]; i++) buf[n++] = __unice_token[i];
+    return n;
+}
+static void __unice_mark(char c, int k, const char* detail = 0) {
+    char buf[400];
+    int n = __unice_head(buf, c, k);
     if (detail) {
         buf[n++] = ' ';
-        for (int i = 0; detail[i] && n < 250; i++) buf[n++] = detail[i] == '\n' ? ' ' : detail[i];
+        for (int i = 0; detail[i] && n < 390; i++) buf[n++] = detail[i] == '\n' ? ' ' : detail[i];
     }
     buf[n++] = '\n';
-    write(__unice_fd, buf, (unsigned long)n);
+    __unice_write(buf, (unsigned long)n);
 }
 static int __unice_int(const char* s) {
     int v = 0;
@@ -49,6 +92,166 @@ template <class F> static bool __unice_case(int k, F f) {
     __unice_mark('S', k);
     try {
         __unice_mark(f() ? 'P' : 'F', k);
+    } catch (const std::bad_alloc&) {
+        __unice_mark('M', k);
+    } catch (const std::exception& e) {
+        __unice_mark('E', k, e.what());
+    } catch (...) {
+        __unice_mark('E', k);
+    }
+    return true;
+}
+// A value in canonical form (foreign_checks.py): by what the type offers, no header needed.
+struct __unice_out {
+    char* p = nullptr;
+    unsigned long n = 0, cap = 0;
+    bool over = false;
+    __unice_out() {}
+    __unice_out(const __unice_out&) = delete;
+    ~__unice_out() { delete[] p; }
+    void put(char c) {
+        if (over) return;
+        if (n == cap) {
+            if (cap >= (4ul << 20)) { over = true; return; }
+            unsigned long grown = cap ? cap * 2 : 256;
+            char* q = new char[grown];
+            for (unsigned long i = 0; i < n; i++) q[i] = p[i];
+            delete[] p;
+            p = q;
+            cap = grown;
+        }
+        p[n++] = c;
+    }
+    void text(const char* s) { while (*s) put(*s++); }
+};
+static void __unice_unsigned(__unice_out& o, unsigned long long v) {
+    char digits[24];
+    int d = 0;
+    do { digits[d++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (d) o.put(digits[--d]);
+}
+static void __unice_signed(__unice_out& o, long long v) {
+    if (v < 0) { o.put('-'); __unice_unsigned(o, 0ull - (unsigned long long)v); }
+    else __unice_unsigned(o, (unsigned long long)v);
+}
+static void __unice_bits(__unice_out& o, const char* tag, unsigned long long bits, int digits) {
+    o.text(tag);
+    for (int i = digits - 1; i >= 0; i--) o.put("0123456789abcdef"[(bits >> (4 * i)) & 15]);
+    o.text("\"}");
+}
+static void __unice_chars(__unice_out& o, const char* s, unsigned long n) {
+    o.put('"');
+    for (unsigned long i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { o.put('\\'); o.put((char)c); }
+        else if (c < 0x20 || c >= 0x7f) {
+            o.text("\\u00");
+            o.put("0123456789abcdef"[c >> 4]);
+            o.put("0123456789abcdef"[c & 15]);
+        } else o.put((char)c);
+    }
+    o.put('"');
+}
+static void __unice_put(__unice_out& o, bool v) { o.text(v ? "true" : "false"); }
+static void __unice_put(__unice_out& o, char v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, signed char v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, unsigned char v) { __unice_unsigned(o, v); }
+static void __unice_put(__unice_out& o, short v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, unsigned short v) { __unice_unsigned(o, v); }
+static void __unice_put(__unice_out& o, int v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, unsigned v) { __unice_unsigned(o, v); }
+static void __unice_put(__unice_out& o, long v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, unsigned long v) { __unice_unsigned(o, v); }
+static void __unice_put(__unice_out& o, long long v) { __unice_signed(o, v); }
+static void __unice_put(__unice_out& o, unsigned long long v) { __unice_unsigned(o, v); }
+static void __unice_put(__unice_out& o, double v) {
+    unsigned long long bits;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    __unice_bits(o, "{\"$f64\":\"", bits, 16);
+}
+static void __unice_put(__unice_out& o, float v) {
+    unsigned int bits;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    __unice_bits(o, "{\"$f32\":\"", bits, 8);
+}
+static void __unice_put(__unice_out& o, long double v) { __unice_put(o, (double)v); }
+static void __unice_put(__unice_out& o, const char* v) {
+    unsigned long n = 0;
+    while (v[n]) n++;
+    __unice_chars(o, v, n);
+}
+static void __unice_put(__unice_out& o, char* v) { __unice_put(o, (const char*)v); }
+template <class T> static void __unice_put(__unice_out& o, const T& v);
+struct __unice_p0 {};
+struct __unice_p1 : __unice_p0 {};
+struct __unice_p2 : __unice_p1 {};
+struct __unice_p3 : __unice_p2 {};
+struct __unice_p4 : __unice_p3 {};
+template <class T>
+static auto __unice_any(__unice_out& o, const T& v, __unice_p4) -> decltype(v.c_str(), v.size(), void()) {
+    __unice_chars(o, (const char*)v.data(), (unsigned long)v.size());
+}
+template <class T>
+static auto __unice_any(__unice_out& o, const T& v, __unice_p3)
+    -> decltype(sizeof(typename T::mapped_type*), v.begin()->first, void()) {
+    o.text("{\"$map\":[");
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!first) o.put(',');
+        first = false;
+        o.put('[');
+        __unice_put(o, it->first);
+        o.put(',');
+        __unice_put(o, it->second);
+        o.put(']');
+    }
+    o.text("]}");
+}
+template <class T>
+static auto __unice_any(__unice_out& o, const T& v, __unice_p2)
+    -> decltype(v.begin() != v.end(), sizeof(typename T::value_type*), void()) {
+    o.put('[');
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!first) o.put(',');
+        first = false;
+        const typename T::value_type& item = *it;  // vector<bool>: a bool, not a proxy
+        __unice_put(o, item);
+    }
+    o.put(']');
+}
+template <class T>
+static auto __unice_any(__unice_out& o, const T& v, __unice_p1) -> decltype(v.first, v.second, void()) {
+    o.put('[');
+    __unice_put(o, v.first);
+    o.put(',');
+    __unice_put(o, v.second);
+    o.put(']');
+}
+template <class T> static void __unice_any(__unice_out& o, const T&, __unice_p0) {
+    o.text("{\"$opaque\":1}");
+}
+template <class T> static void __unice_put(__unice_out& o, const T& v) {
+    __unice_any(o, v, __unice_p4());
+}
+// A value case: the value of the test's expression, judged on the host. Written once the
+// expression and its temporaries are done (a destructor that crashes ends the case first).
+template <class F> static bool __unice_value(int k, F f) {
+    if (k < __unice_start) return true;
+    __unice_mark('S', k);
+    try {
+        __unice_out out;
+        __unice_put(out, f());
+        if (out.over) { out.n = 0; out.over = false; out.text("{\"$toolong\":1}"); }
+        char head[128];
+        int n = __unice_head(head, 'V', k);
+        head[n++] = ' ';
+        char* line = new char[n + out.n + 1];
+        for (int i = 0; i < n; i++) line[i] = head[i];
+        for (unsigned long i = 0; i < out.n; i++) line[n + i] = out.p[i];
+        line[n + out.n] = '\n';
+        __unice_write(line, n + out.n + 1);
+        delete[] line;
     } catch (const std::bad_alloc&) {
         __unice_mark('M', k);
     } catch (const std::exception& e) {
@@ -93,11 +296,129 @@ def leading_system_includes(source: str) -> list[str]:
     return headers
 
 
+_ISSAME = re.compile(r"\bbool\s+issame\s*\(([^)]*)\)\s*\{")
+_EXACT_HELPER = re.compile(
+    r"if\s*\(\s*(?:a\s*\[\s*i\s*\](?:\s*\[\s*j\s*\])?\s*!=\s*b\s*\[\s*i\s*\](?:\s*\[\s*j\s*\])?"
+    r"|b\s*\[\s*w1\s*\]\s*!=\s*w2)\s*\)\s*return\s+false"
+)
+_CLOSE_HELPER = re.compile(
+    r"if\s*\(\s*(?:std::)?f?abs\s*\(\s*a\s*\[\s*i\s*\]\s*-\s*b\s*\[\s*i\s*\]\s*\)\s*>\s*([0-9.eE+-]+)\s*\)\s*return\s+false"
+)
+
+
+def issame_helper(test: str) -> tuple[float, bool] | None:
+    """HumanEval-X's ``issame(a, b)`` helper, when the test defines one of its known forms:
+    ``(tol, float)``: element-wise exact (``tol`` 0) or failing on ``abs(a[i]-b[i]) > tol``,
+    and whether its parameters hold ``float`` (the brace list is converted to them)."""
+    match = find_code(test, _ISSAME.pattern)
+    if match is None:
+        return None
+    body = test[match.end() : matching(test, match.end() - 1, code_mask(test))]
+    if body.count("return false") != len(re.findall(r"return\s+false", body)):
+        return None
+    shapes = len(re.findall(r"return\s+false", body))
+    exact, close = _EXACT_HELPER.findall(body), _CLOSE_HELPER.findall(body)
+    size_check = len(re.findall(r"\ba\.size\(\)\s*!=\s*b\.size\(\)", body))
+    size_check += len(re.findall(r"\ba\[i\]\.size\(\)\s*!=\s*b\[i\]\.size\(\)", body))
+    nested = size_check == 2
+    find_check = len(re.findall(r"b\.find\(w1\)\s*==\s*b\.end\(\)", body))
+    if shapes != size_check + len(exact) + len(close) + find_check or not 1 <= size_check <= 2:
+        return None
+    if nested and (close or "[j]" not in body.replace(" ", "")):
+        return None
+    if close and not exact:
+        return float(close[0]), "float" in match.group(1)
+    if exact and not close:
+        return 0.0, "float" in match.group(1)
+    return None
+
+
+def cpp_check(assertion: str, test: str) -> tuple[str, Check] | None:
+    """``(X, check)`` when ``assert(assertion)`` compares an expression X with a constant
+    the host can read; None leaves it to the program."""
+    text = strip_parens(assertion)
+    negate = False
+    while True:
+        prefix = re.match(r"(?:not\b|!(?!=))\s*", text)
+        if prefix is None:
+            break
+        rest = text[prefix.end() :]
+        if not (rest.startswith("(") and strip_parens(rest) != rest) and not single_call(rest):
+            return None
+        text, negate = strip_parens(rest), not negate
+    if not text or top_level(text, ("&&", "||", "?", "and ", "or ")):
+        return None
+    try:
+        return _cpp_check(text, test, negate, assertion)
+    except (NotLiteral, ValueError, IndexError):
+        return None
+
+
+def _cpp_check(text: str, test: str, negate: bool, assertion: str) -> tuple[str, Check] | None:
+    equal = top_level(text, ("==", "!="))
+    if len(equal) > 1:
+        return None
+    if equal:
+        ((i, op),) = equal
+        left, right = text[:i].strip(), text[i + 2 :].strip()
+        if is_literal(right, "cpp") and not is_literal(left, "cpp"):
+            actual, literal = left, right
+        elif is_literal(left, "cpp") and not is_literal(right, "cpp"):
+            actual, literal = right, left
+        else:
+            return None
+        expected = parse_literal(literal, "cpp")
+        return actual, Check("cpp", "eq", expected, negate=(op == "!=") != negate, text=assertion)
+    absolute = abs_check(text, "cpp", r"(?:std::)?f?abs\s*\(", negate, assertion)
+    if absolute is not None:
+        return absolute
+    same = re.match(r"issame\s*\(", text)
+    if same:
+        if matching(text, same.end() - 1, code_mask(text)) != len(text) - 1:
+            return None
+        helper = issame_helper(test)
+        args = split_top_level(text[same.end() : -1])
+        if helper is None or len(args) != 2:
+            return None
+        literal = [is_literal(a, "cpp") for a in args]
+        if literal.count(True) != 1:
+            return None
+        actual, expected = (args[1], args[0]) if literal[0] else (args[0], args[1])
+        tol, f32 = helper
+        check = Check(
+            "cpp", "issame", parse_literal(expected, "cpp"), tol=tol, f32=f32, negate=negate,
+            text=assertion,
+        )  # fmt: skip
+        return actual, check
+    if single_call(text) and not is_literal(text, "cpp"):
+        return text, Check("cpp", "truthy", negate=negate, text=assertion)
+    return None
+
+
+def _top_level_of(body: str, start: int, positions: list[int]) -> bool:
+    """Whether ``start`` (in ``body``) is a statement of the block itself, not inside a
+    nested block (a loop, an ``if``)."""
+    mask = code_mask(body)
+    depth = 0
+    for i in range(start):
+        if mask[i]:
+            if body[i] == "{":
+                depth += 1
+            elif body[i] == "}":
+                depth -= 1
+    if depth != 0:
+        return False
+    before = body[:start].rstrip()
+    # ``for (...) assert(...);`` / ``if (...) assert(...);`` without braces
+    return not before.endswith(")") and not re.search(r"\b(else|do)$", before)
+
+
 class Cpp(Language):
     name = "cpp"
     stop_tokens = ("\n}",)
     executables = ("g++",)
     install_hint = "apt install g++"
+    token_protocol = True
     compiler_address_space_limit = True
     # No -O, as MultiPL-E's evaluator compiles (``g++ F -o B -std=c++17``): undefined behaviour
     # in a candidate then acts as it does there (with -O1 a non-void function that falls off
@@ -126,15 +447,19 @@ class Cpp(Language):
         calls = self._asserts(test)
         match = find_code(test, _MAIN)
         assert match is not None
-        _, body_end = self._main_body(test)
-        edits = [
-            (
-                start,
-                close + 1,
-                f"__unice_case({k}, [&]() -> bool {{ return ({test[o + 1 : close]}); }})",
-            )
-            for k, (start, o, close) in enumerate(calls)
-        ]
+        body_start, body_end = self._main_body(test)
+        body = test[body_start:body_end]
+        edits, checks = [], []
+        for k, (start, o, close) in enumerate(calls):
+            found = None
+            if _top_level_of(body, start - body_start, []):
+                found = cpp_check(test[o + 1 : close], test)
+            checks.append(found[1] if found else None)
+            if found:
+                new = f"__unice_value({k}, [&]() {{ return ({found[0]}); }})"
+            else:
+                new = f"__unice_case({k}, [&]() -> bool {{ return ({test[o + 1 : close]}); }})"
+            edits.append((start, close + 1, new))
         edits.append((match.start(), match.end(), "static int __unice_main() {"))
         edits.append((body_end, body_end, "\nreturn 0;\n"))
         rewritten = replace_spans(test, edits)
@@ -147,7 +472,7 @@ class Cpp(Language):
         headers = [*SUPPORT_HEADERS, *leading_system_includes(source)]
         prelude = Prelude(PRELUDE, "".join(f"#include {h}\n" for h in headers))
         text = f'#include "{PRELUDE}"\n{SUPPORT}\n{source}\n{rewritten}\n{MAIN}'
-        return Driver({"main.cpp": text}, len(calls), prelude=prelude)
+        return Driver({"main.cpp": text}, len(calls), prelude=prelude, checks=tuple(checks))
 
     def compile_argv(
         self, build: Path, mode: str = "", prelude_dir: Path | None = None

@@ -6,12 +6,23 @@ becomes ``__unice_case(k, () => (X))``, which reports a falsy ``X`` as a failure
 ``assert(...)``/``assert.*(...)`` (MultiPL-E) become cases too; their ``AssertionError``
 is a failure, any other exception a runtime error. A ``SyntaxError`` before any case runs
 is a ``compile_error`` (JavaScript has no separate compile step).
+
+Host-side verdicts (the token protocol, ``languages/base.py``): a ``console.assert`` whose
+condition is ``X === L`` (``!==``, ``==``, ``!=``), ``JSON.stringify(X) === JSON.stringify(L)``,
+``Math.abs(X - L) < T``, or a bare call ``f(...)`` / ``!f(...)``, with ``L`` a constant,
+becomes ``__unice_value(k, () => (X))``: the program writes X's value and the host judges it
+(``foreign_checks.py``); ``L`` is not in the driver. The support code is the first statement
+of the file, so it takes the report token (stdin, or the runner's ``workerData``) and every
+built-in it uses before any of the program's code runs, and its names are ``const``: a
+program cannot redefine them.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import (
     Driver,
     Language,
@@ -19,31 +30,191 @@ from data_builders.execution.languages.base import (
     RunSpec,
     SplitError,
 )
-from data_builders.execution.languages.source import find_calls, replace_spans, split_top_level
+from data_builders.execution.languages.checks import abs_check, literal_side
+from data_builders.execution.languages.source import (
+    find_calls,
+    replace_spans,
+    single_call,
+    split_top_level,
+    strip_parens,
+    top_level,
+)
 
 QUOTES = "\"'`"
 _CONSOLE = r"console\.assert"
 _NODE = r"assert(?:\.\w+)?"
 
-SUPPORT = r"""
-function __unice_mark(what, k, detail) {
-  const fd = process.argv.length > 3 ? Number(process.argv[3]) : 2
-  const text = detail === undefined ? '' : ' ' + String(detail).replace(/\s+/g, ' ').slice(0, 300)
-  require('fs').writeSync(fd, what + ' ' + k + text + '\n')
-}
-function __unice_case(k, f) {
-  if (k < (process.argv.length > 3 ? Number(process.argv[2]) : 0)) return
-  __unice_mark('S', k)
-  let ok
-  try { ok = f() } catch (e) {
-    if (e && e.code === 'ERR_ASSERTION') { __unice_mark('F', k) } else { __unice_mark('E', k, e) }
-    return
+HEAD = r"""const __unice_rt = (() => {
+  'use strict'
+  const fs = require('fs')
+  const wt = require('worker_threads')
+  const writeSync = fs.writeSync
+  const readSync = fs.readSync
+  const BufferF = Buffer
+  const stringify = JSON.stringify
+  const StringF = String
+  const NumberF = Number
+  const isArray = Array.isArray
+  const keys = Object.keys
+  const apply = Reflect.apply
+  const push = Array.prototype.push
+  const join = Array.prototype.join
+  const replace = String.prototype.replace
+  const slice = String.prototype.slice
+  const bigintString = BigInt.prototype.toString
+  const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get
+  const setSize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get
+  const mapForEach = Map.prototype.forEach
+  const setForEach = Set.prototype.forEach
+  const isFiniteF = Number.isFinite
+  let token = ''
+  if (!wt.isMainThread) {
+    const data = wt.workerData
+    if (data && typeof data.token === 'string') { token = data.token; data.token = '' }
+  } else {
+    const buf = BufferF.alloc(80)
+    let n = 0
+    try {
+      while (n < 72) {
+        if (readSync(0, buf, n, 1, null) <= 0 || buf[n] === 10) break
+        n++
+      }
+    } catch (e) {}
+    token = buf.toString('latin1', 0, n)
   }
-  __unice_mark(ok ? 'P' : 'F', k)
-}
+  const argv = process.argv
+  const fd = argv.length > 3 ? NumberF(argv[3]) : 2
+  const start = argv.length > 3 ? NumberF(argv[2]) : 0
+  const write = (text) => {
+    const bytes = BufferF.from(text)
+    let done = 0
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done)
+  }
+  const mark = (what, k, detail) => {
+    let text = ''
+    if (detail !== undefined) {
+      try { text = ' ' + apply(slice, apply(replace, StringF(detail), [/\s+/g, ' ']), [0, 300]) } catch (e) { text = ' ?' }
+    }
+    write('\n' + what + ' ' + k + ' ' + token + text + '\n')
+  }
+  const isMap = (v) => { try { apply(mapSize, v, []); return true } catch (e) { return false } }
+  const isSet = (v) => { try { apply(setSize, v, []); return true } catch (e) { return false } }
+  const ser = (v, depth) => {
+    if (depth > 200) throw new RangeError('value nested too deep')
+    switch (typeof v) {
+      case 'number':
+        if (isFiniteF(v)) return v === 0 ? '0' : StringF(v)
+        return v !== v ? '{"$float":"nan"}' : v > 0 ? '{"$float":"inf"}' : '{"$float":"-inf"}'
+      case 'string': return stringify(v)
+      case 'boolean': return v ? 'true' : 'false'
+      case 'undefined': return '{"$undefined":1}'
+      case 'bigint': return '{"$bigint":"' + apply(bigintString, v, []) + '"}'
+      case 'function': return '{"$function":1}'
+      case 'symbol': return '{"$symbol":1}'
+    }
+    if (v === null) return 'null'
+    const parts = []
+    if (isArray(v)) {
+      for (let i = 0; i < v.length; i++) apply(push, parts, [ser(v[i], depth + 1)])
+      return '[' + apply(join, parts, [',']) + ']'
+    }
+    if (isMap(v)) {
+      apply(mapForEach, v, [(item, key) => apply(push, parts, ['[' + ser(key, depth + 1) + ',' + ser(item, depth + 1) + ']'])])
+      return '{"$map":[' + apply(join, parts, [',']) + ']}'
+    }
+    if (isSet(v)) {
+      apply(setForEach, v, [(item) => apply(push, parts, [ser(item, depth + 1)])])
+      return '{"$set":[' + apply(join, parts, [',']) + ']}'
+    }
+    const names = keys(v)
+    for (let i = 0; i < names.length; i++) apply(push, parts, ['[' + stringify(names[i]) + ',' + ser(v[names[i]], depth + 1) + ']'])
+    return '{"$object":[' + apply(join, parts, [',']) + ']}'
+  }
+  const value = (k, f) => {
+    if (k < start) return
+    mark('S', k)
+    let text
+    try { text = ser(f(), 0) } catch (e) { mark('E', k, e); return }
+    if (text.length > 1048576) text = '{"$toolong":1}'
+    write('\n' + 'V ' + k + ' ' + token + ' ' + text + '\n')
+  }
+  const kase = (k, f) => {
+    if (k < start) return
+    mark('S', k)
+    let ok
+    try { ok = f() } catch (e) {
+      if (e && e.code === 'ERR_ASSERTION') { mark('F', k) } else { mark('E', k, e) }
+      return
+    }
+    mark(ok ? 'P' : 'F', k)
+  }
+  return Object.freeze({ value, kase })
+})(); const __unice_case = __unice_rt.kase, __unice_value = __unice_rt.value;
 """
-"""Only function declarations: hoisted, so the support code can go last, after a test
-that runs at load time, and never inside a function the program left open."""
+"""The first statement of every driver: the report token and every built-in the support code
+uses are taken before any of the program's code runs; ``const`` names, so a program cannot
+redefine or reassign them."""
+
+JS_ABS = r"Math\s*\.\s*abs\s*\("
+_JSON = r"JSON\s*\.\s*stringify\s*\("
+
+
+def _json_literal(text: str) -> tuple[bool, object]:
+    """``(True, value)`` when ``text`` is ``JSON.stringify(L)`` of a constant ``L``."""
+    match = re.match(_JSON, text)
+    if match is None or not single_call(text, QUOTES):
+        return False, None
+    try:
+        return True, parse_literal(text[match.end() : -1], "js")
+    except (NotLiteral, ValueError, IndexError):
+        return False, None
+
+
+def js_check(condition: str) -> tuple[str, Check] | None:
+    """``(X, check)`` when ``console.assert(condition)`` compares an expression X with a
+    constant the host can read; None leaves it to the program."""
+    text = strip_parens(condition, QUOTES)
+    negate = False
+    while text.startswith("!") and not text.startswith("!="):
+        rest = text[1:].lstrip()
+        grouped = rest.startswith("(") and strip_parens(rest, QUOTES) != rest
+        if not grouped and not single_call(rest, QUOTES):
+            return None
+        text, negate = strip_parens(rest, QUOTES), not negate
+    try:
+        if not text or top_level(text, ("&&", "||", "?", ",", "=>"), QUOTES):
+            return None
+        equal = top_level(text, ("===", "!==", "==", "!="), QUOTES)
+        if len(equal) > 1:
+            return None
+        if equal:
+            ((i, op),) = equal
+            left, right = text[:i].strip(), text[i + len(op) :].strip()
+            negate = negate != op.startswith("!")
+            for actual, other in ((left, right), (right, left)):
+                is_json, expected = _json_literal(other)
+                if is_json and not _json_literal(actual)[0] and not is_literal(actual, "js"):
+                    # == is === here only when both sides are JSON.stringify's string (or undefined)
+                    if len(op) != 3 and not (
+                        re.match(_JSON, actual) and single_call(actual, QUOTES)
+                    ):
+                        return None
+                    return actual, Check("js", "json", expected, negate=negate, text=condition)
+            sides = literal_side(left, right, "js")
+            if sides is None:
+                return None
+            actual, literal = sides
+            expected = parse_literal(literal, "js")
+            check = Check("js", "eq", expected, strict=len(op) == 3, negate=negate, text=condition)
+            return actual, check
+        absolute = abs_check(text, "js", JS_ABS, negate, condition, QUOTES)
+        if absolute is not None:
+            return absolute
+        if single_call(text, QUOTES) and not is_literal(text, "js"):
+            return text, Check("js", "truthy", negate=negate, text=condition)
+    except (NotLiteral, ValueError, IndexError):
+        return None
+    return None
 
 
 RUNNER = Path(__file__).with_name("node_runner.js")
@@ -59,6 +230,7 @@ class JavaScript(Language):
     executables = ("node",)
     install_hint = "apt install nodejs"
     compiled = False
+    token_protocol = True
 
     def _calls(self, test: str) -> list[tuple[int, int, int, bool]]:
         console = [(*c, True) for c in find_calls(test, _CONSOLE, QUOTES)]
@@ -74,17 +246,22 @@ class JavaScript(Language):
         return [test[start : close + 1] for start, _, close, _ in self._calls(test)]
 
     def driver(self, source: str, test: str) -> Driver:
-        edits = []
+        edits, checks = [], []
         for k, (start, open_, close, console) in enumerate(self._calls(test)):
             args = test[open_ + 1 : close]
+            found = None
             if console:
                 first = split_top_level(args, quotes=QUOTES)
-                body = f"() => ({first[0] if first else 'undefined'})"
+                found = js_check(first[0]) if first else None
+                body = f"() => ({found[0] if found else first[0] if first else 'undefined'})"
             else:
                 body = f"() => {{ {test[start : close + 1]}; return true; }}"
-            edits.append((start, close + 1, f"__unice_case({k}, {body})"))
+            checks.append(found[1] if found else None)
+            case = "__unice_value" if found else "__unice_case"
+            edits.append((start, close + 1, f"{case}({k}, {body})"))
         rewritten = replace_spans(test, edits)
-        return Driver({"main.js": f"{source}\n{rewritten}\n{SUPPORT}"}, len(edits))
+        text = f"{HEAD.strip()}\n{source}\n{rewritten}\n"
+        return Driver({"main.js": text}, len(edits), checks=tuple(checks))
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(

@@ -3,7 +3,10 @@
 // so a labelling job pays Node's start-up once per runner instead of once per program.
 //
 // Protocol (data_builders/execution/foreign_runner.py): one JSON request per line on stdin,
-//   {"nonce": "...", "file": "/build/main.js", "start": k, "heap_mb": N, "max_output": B}
+//   {"nonce": "...", "file": "/build/main.js", "start": k, "heap_mb": N, "max_output": B,
+//    "token": "..."}
+// The token (the program's report token) goes to the worker in its workerData, which the
+// driver's first line takes and blanks before any of the program's own code runs.
 // The program's case reports (S/P/F/E/M k) go to the result descriptor, as in a process of
 // its own; when the program's worker has exited the runner writes
 //   X <nonce> <exit code> <1: fresh, 0: replace me> <error text>
@@ -64,6 +67,7 @@ function run (request) {
     let overflow = false
     const worker = new Worker(request.file, {
       argv: [String(request.start), String(resultFd)],
+      workerData: { token: String(request.token || '') },
       env: { ...process.env },
       stdout: true,
       stderr: true,

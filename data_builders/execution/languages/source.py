@@ -219,3 +219,55 @@ def replace_spans(text: str, replacements: list[tuple[int, int, str]]) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def strip_parens(text: str, quotes: str = "\"'") -> str:
+    """``text`` without blank space and the parentheses that enclose all of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        try:
+            close = matching(text, 0, code_mask(text, quotes))
+        except ValueError:
+            return text
+        if close != len(text) - 1:
+            break
+        text = text[1:-1].strip()
+    return text
+
+
+def top_level(text: str, operators: tuple[str, ...], quotes: str = "\"'") -> list[tuple[int, str]]:
+    """``(index, operator)`` of each of ``operators`` in ``text`` outside brackets, strings
+    and comments (longest operator first at each position, so ``===`` is not ``==``)."""
+    mask = code_mask(text, quotes)
+    found: list[tuple[int, str]] = []
+    ordered = sorted(operators, key=len, reverse=True)
+    depth, i = 0, 0
+    while i < len(text):
+        if not mask[i]:
+            i += 1
+            continue
+        ch = text[i]
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        elif depth == 0:
+            op = next((o for o in ordered if text.startswith(o, i)), None)
+            if op is not None:
+                found.append((i, op))
+                i += len(op)
+                continue
+        i += 1
+    return found
+
+
+def single_call(text: str, quotes: str = "\"'") -> bool:
+    """Whether ``text`` is one call ``name(...)`` (``name`` may be qualified: ``a.b``,
+    ``ns::f``) and nothing else."""
+    match = re.match(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*\s*\(", text)
+    if match is None:
+        return False
+    try:
+        return matching(text, match.end() - 1, code_mask(text, quotes)) == len(text) - 1
+    except ValueError:
+        return False

@@ -1,0 +1,214 @@
+"""Programs in other languages that try to forge their verdicts: none may earn a pass.
+
+Each attack is a *wrong* program (every function returns a wrong value) that also attacks
+the harness: it writes pass reports by the harness's name or blindly to every descriptor,
+redefines the harness's functions, patches equality or string conversion, exits early, or
+crashes in a destructor after forging. The host judges each ``call == expected`` assertion
+from the value the program wrote (docs/languages.md, "Verdicts on the host"), so whatever the
+program reports, a wrong value is never a pass. The controls (correct programs, with the same
+harness) still pass every assertion, and the wrong programs without an attack fail them all.
+
+Languages still judged in the program (Java, Go, Rust) are not here: docs/languages.md says
+why and what is left.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.languages.conftest import run, statuses
+
+# -- C++ -----------------------------------------------------------------------------------
+CPP_TEST = """#undef NDEBUG
+#include<assert.h>
+bool issame(vector<int> a,vector<int>b){
+    if (a.size()!=b.size()) return false;
+    for (int i=0;i<a.size();i++)
+    {
+        if (a[i]!=b[i]) return false;
+    }
+    return true;
+}
+int main(){
+    assert (f(1) == 2);
+    assert (issame(g(1), {1, 2}));
+    assert (abs(h(1) - 0.5) < 1e-4);
+    assert (s(1) == "two");
+    assert (not (b(1)));
+}
+"""
+CPP_HEAD = "#include<stdio.h>\n#include<stdlib.h>\n#include<math.h>\n#include<vector>\n#include<string>\n#include<unistd.h>\nusing namespace std;\n"
+CPP_RIGHT = (
+    "int f(int x) { return x + 1; }\nvector<int> g(int x) { return {x, x + 1}; }\n"
+    'double h(int x) { return x / 2.0; }\nstring s(int x) { return "two"; }\n'
+    "bool b(int x) { return false; }\n"
+)
+CPP_WRONG = (
+    "int f(int x) { return 0; }\nvector<int> g(int x) { return {}; }\n"
+    'double h(int x) { return 7.0; }\nstring s(int x) { return "one"; }\n'
+    "bool b(int x) { return true; }\n"
+)
+_CPP_EVERY_FD = (
+    "static void forge() { char line[64]; for (int fd = 0; fd < 1024; fd++) for (int k = 0; k < 5; k++) {"
+    ' int n = snprintf(line, sizeof line, "\\nS %d\\nP %d\\nV %d 2\\n", k, k, k); write(fd, line, n); } }\n'
+)
+CPP_ATTACKS = {
+    # blind: pass lines (old and value form) on every descriptor, then a clean exit
+    "every_descriptor": _CPP_EVERY_FD + "static int forged = (forge(), _exit(0), 0);\n" + CPP_WRONG,
+    "every_descriptor_per_call": _CPP_EVERY_FD
+    + CPP_WRONG.replace("{ return 0; }", "{ forge(); return 0; }"),
+    # by name: the harness's own report function, with its token
+    "report_by_name": "static int forged = (__unice_mark('S', 0), __unice_mark('P', 0),"
+    " __unice_mark('S', 1), __unice_mark('P', 1), __unice_mark('S', 2), __unice_mark('P', 2),"
+    " __unice_mark('S', 3), __unice_mark('P', 3), __unice_mark('S', 4), __unice_mark('P', 4), 0);\n"
+    + CPP_WRONG.replace(
+        "{ return 0; }", "{ for (int k = 0; k < 5; k++) __unice_mark('P', k); _exit(0); }"
+    ),
+    # redefining the harness: every value case becomes an in-program case that holds
+    "redefine_value_case": "#define __unice_value(k, f) __unice_case(k, []() -> bool { return true; })\n"
+    + CPP_WRONG,
+    "redefine_by_macro_assert": "#define assert(x) ((void)0)\n#define abs(x) 0\n" + CPP_WRONG,
+    # equality that always holds, on a type of the program's own
+    "patched_operator_eq": "struct Any { template <class T> bool operator==(const T&) const { return true; }"
+    " template <class T> bool operator!=(const T&) const { return false; } operator bool() const { return false; } };\n"
+    "Any f(int) { return {}; }\nvector<int> g(int x) { return {}; }\ndouble h(int) { return 7.0; }\n"
+    "Any s(int) { return {}; }\nbool b(int) { return true; }\n",
+    # the token: stolen before the harness reads it (a lower constructor priority), forged
+    # reports written with it, and put back through /proc so the harness finds it
+    "steal_token": "#include<fcntl.h>\nstatic char stolen[80];\n"
+    "__attribute__((constructor(0))) static void steal() { int n = read(0, stolen, 64); stolen[n > 0 ? n : 0] = 0;"
+    ' int back = open("/proc/self/fd/0", O_WRONLY); if (back >= 0) { write(back, stolen, n); close(back); } }\n'
+    "static void forge() { char tok[80]; int i = 0; while (stolen[i] && stolen[i] != '\\n') { tok[i] = stolen[i]; i++; } tok[i] = 0;"
+    " char line[256]; for (int fd = 3; fd < 64; fd++) for (int k = 0; k < 5; k++) {"
+    ' int n = snprintf(line, sizeof line, "\\nS %d %s\\nP %d %s\\nV %d %s 2\\n", k, tok, k, tok, k, tok); write(fd, line, n); } }\n'
+    + CPP_WRONG.replace("{ return 0; }", "{ forge(); return 0; }"),
+    # interposing libc's write: the harness's lines pass through the program's function
+    "interposed_write": '#include<sys/syscall.h>\nextern "C" long write(int fd, const void* p, unsigned long n) {'
+    " char* q = (char*)p; for (unsigned long i = 0; i + 1 < n; i++) if (q[i] == '\\n' && q[i + 1] == 'F') q[i + 1] = 'P';"
+    " return syscall(SYS_write, fd, q, n); }\n" + CPP_WRONG,
+    "exit_early": CPP_WRONG.replace("{ return 0; }", "{ exit(0); }"),
+    # forged reports, then a crash in a destructor (of the returned value's owner)
+    "abort_in_destructor": "struct Boom { ~Boom() { for (int k = 0; k < 5; k++) __unice_mark('P', k); abort(); } };\n"
+    + CPP_WRONG.replace("{ return 0; }", "{ Boom boom; return 0; }").replace(
+        '{ return "one"; }', '{ Boom boom; return "one"; }'
+    ),
+    "abort_at_exit": "struct Boom { ~Boom() { for (int k = 0; k < 5; k++) __unice_mark('P', k); abort(); } };\n"
+    "static Boom boom;\n" + CPP_WRONG,
+}
+
+
+@pytest.mark.parametrize("attack", sorted(CPP_ATTACKS))
+def test_cpp_forgery_never_passes(foreign, attack: str) -> None:
+    result = run(foreign, "cpp", CPP_HEAD + CPP_ATTACKS[attack], CPP_TEST)
+    assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
+    assert result.judged_in_program == 0
+
+
+def test_cpp_controls(foreign) -> None:
+    right = run(foreign, "cpp", CPP_HEAD + CPP_RIGHT, CPP_TEST)
+    assert statuses(right) == ["pass"] * 5, [o.detail for o in right.outcomes]
+    assert right.judged_in_program == 0
+    assert right.to_dict()["cases_judged_in_program"] == 0
+    wrong = run(foreign, "cpp", CPP_HEAD + CPP_WRONG, CPP_TEST)
+    assert statuses(wrong) == ["wrong_answer"] * 5
+
+
+def test_cpp_in_program_cases_are_counted(foreign) -> None:
+    """An assertion in a loop or against a variable stays in the program, and is counted."""
+    test = "int main(){\n    for (int i = 0; i < 3; i++) assert (f(i) == i + 1);\n    int two = 2;\n    assert (f(1) == two);\n    assert (f(1) == 2);\n}\n"
+    result = run(foreign, "cpp", CPP_HEAD + CPP_RIGHT, test)
+    assert statuses(result) == ["pass"] * 3
+    assert result.judged_in_program == 2
+
+
+# -- JavaScript ----------------------------------------------------------------------------
+JS_TEST = """const testAll = () => {
+  console.assert(f(1) === 2)
+  console.assert(JSON.stringify(g(1)) === JSON.stringify([1, 2]))
+  console.assert(Math.abs(h(1) - 0.5) < 1e-6)
+  console.assert(s(1) === 'two')
+  console.assert(!b(1))
+}
+
+testAll()
+"""
+JS_RIGHT = (
+    "const f = (x) => x + 1\nconst g = (x) => [x, x + 1]\nconst h = (x) => x / 2\n"
+    "const s = (x) => 'two'\nconst b = (x) => false\n"
+)
+JS_WRONG = (
+    "const f = (x) => 0\nconst g = (x) => []\nconst h = (x) => 7\n"
+    "const s = (x) => 'one'\nconst b = (x) => true\n"
+)
+_JS_EVERY_FD = (
+    "const forge = () => { const fs = require('fs'); for (let fd = 0; fd < 64; fd++) for (let k = 0; k < 5; k++)"
+    " try { fs.writeSync(fd, `\\nS ${k}\\nP ${k}\\nV ${k} 2\\n`) } catch (e) {} }\n"
+)
+JS_ATTACKS = {
+    "every_descriptor": _JS_EVERY_FD + "forge()\nprocess.exit(0)\n" + JS_WRONG,
+    "every_descriptor_per_call": _JS_EVERY_FD
+    + JS_WRONG.replace("(x) => 0", "(x) => { forge(); return 0 }"),
+    # by name: the harness's own case functions, run by the program
+    "report_by_name": "for (let k = 0; k < 5; k++) __unice_case(k, () => true)\n" + JS_WRONG,
+    "value_by_name_inside_the_case": JS_WRONG.replace(
+        "(x) => 0", "(x) => { __unice_value(0, () => 2); __unice_case(0, () => true); return 0 }"
+    ),
+    "redefine_harness_function": "function __unice_value (k, f) { __unice_case(k, () => true) }\n"
+    + JS_WRONG,
+    "reassign_harness_function": "try { __unice_case = (k, f) => { __unice_mark('S', k); __unice_mark('P', k) } } catch (e) {}\n"
+    "try { __unice_value = (k, f) => __unice_case(k, () => true) } catch (e) {}\n"
+    "try { globalThis.__unice_value = (k, f) => __unice_case(k, () => true) } catch (e) {}\n"
+    + JS_WRONG,
+    "patched_builtins": "Math.abs = () => 0\nJSON.stringify = () => 'true'\nObject.is = () => true\n"
+    "Array.isArray = () => false\nArray.prototype.join = function () { return '2' }\n"
+    "String.prototype.toString = function () { return 'two' }\nNumber.prototype.valueOf = function () { return 2 }\n"
+    + JS_WRONG,
+    "patched_to_string_of_the_value": JS_WRONG.replace(
+        "(x) => 0", "(x) => ({ toString: () => '2', valueOf: () => 2, toJSON: () => 2 })"
+    ),
+    "steal_token_from_worker_data": "const wt = require('worker_threads')\n"
+    "const tok = (wt.workerData && wt.workerData.token) || ''\n"
+    "for (let fd = 3; fd < 64; fd++) for (let k = 0; k < 5; k++) try { require('fs').writeSync(fd, `\\nS ${k} ${tok}\\nP ${k} ${tok}\\n`) } catch (e) {}\n"
+    + JS_WRONG,
+    "exit_early": JS_WRONG.replace("(x) => 0", "(x) => process.exit(0)"),
+    "forge_at_exit": _JS_EVERY_FD + "process.on('exit', forge)\n" + JS_WRONG,
+}
+
+
+@pytest.fixture(scope="module")
+def js_process_per_program(tmp_path_factory: pytest.TempPathFactory):
+    from data_builders.execution.foreign import ForeignExecutor
+    from tests.languages.conftest import LIMITS
+
+    with ForeignExecutor(
+        workers=2, limits=LIMITS, cache_dir=tmp_path_factory.mktemp("js-forge"), runners=False
+    ) as ex:
+        yield ex
+
+
+@pytest.mark.parametrize("mode", ["runner", "process"])
+@pytest.mark.parametrize("attack", sorted(JS_ATTACKS))
+def test_js_forgery_never_passes(foreign, js_process_per_program, attack: str, mode: str) -> None:
+    ex = foreign if mode == "runner" else js_process_per_program
+    result = run(ex, "js", JS_ATTACKS[attack], JS_TEST)
+    assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
+    assert result.judged_in_program == 0
+
+
+@pytest.mark.parametrize("mode", ["runner", "process"])
+def test_js_controls(foreign, js_process_per_program, mode: str) -> None:
+    ex = foreign if mode == "runner" else js_process_per_program
+    right = run(ex, "js", JS_RIGHT, JS_TEST)
+    assert statuses(right) == ["pass"] * 5, [o.detail for o in right.outcomes]
+    assert right.judged_in_program == 0
+    wrong = run(ex, "js", JS_WRONG, JS_TEST)
+    assert statuses(wrong) == ["wrong_answer"] * 5
+
+
+def test_js_in_program_cases_are_counted(foreign) -> None:
+    test = (
+        "for (let i = 0; i < 3; i++) console.assert(f(i) === i + 1)\nconsole.assert(f(1) === 2)\n"
+    )
+    result = run(foreign, "js", JS_RIGHT, test)
+    assert statuses(result) == ["pass"] * 2
+    assert result.judged_in_program == 1

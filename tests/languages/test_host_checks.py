@@ -1,0 +1,155 @@
+"""Host-side verdicts (``execution/foreign_checks.py``): the test's constants read here, the
+program's serialised value judged here with the test's own semantics (pure Python)."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+
+import pytest
+
+from data_builders.execution.foreign_checks import (
+    Check,
+    NotLiteral,
+    js_json,
+    js_number_to_string,
+    judge,
+    parse_literal,
+)
+from data_builders.execution.languages import get_language
+from data_builders.execution.languages.cpp import cpp_check
+from data_builders.execution.languages.js import js_check
+
+
+def f64(x: float) -> dict[str, str]:
+    return {"$f64": struct.pack(">d", x).hex()}
+
+
+def f32(x: float) -> dict[str, str]:
+    return {"$f32": struct.pack(">f", x).hex()}
+
+
+def status(check: Check, value: object) -> str:
+    return judge(check, json.dumps(value).encode())[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "value"),
+    [
+        ('{"a", "b\\n"}', "cpp", ["a", "b\n"]),
+        ("{{'a', 2}, {'b', 1}}", "cpp", [[97, 2], [98, 1]]),
+        ("{3 + 5 + 7, 3 * 5 * 7}", "cpp", [15, 105]),
+        ("-7 / 2", "cpp", -3),
+        ("2.0/3.0", "cpp", 2.0 / 3.0),
+        ('vector<string>{"x"}', "cpp", ["x"]),
+        ('string("ab") ', "cpp", "ab"),
+        ('"caf\\xc3\\xa9"', "cpp", "caf\xc3\xa9"),
+        ('"café"', "cpp", "caf\xc3\xa9"),  # a C++ string is its UTF-8 bytes
+        ("[1, -2.5, 'a', `b`, null]", "js", [1.0, -2.5, "a", "b", None]),
+        ("[(0, 0), (1, 4)]", "js", [0.0, 4.0]),
+    ],
+)
+def test_literals(text: str, language: str, value: object) -> None:
+    assert parse_literal(text, language) == value
+
+
+@pytest.mark.parametrize("text", ["x", "f(1)", "{1, x}", "a + 1", "`${x}`", "str"])
+def test_non_literals(text: str) -> None:
+    with pytest.raises(NotLiteral):
+        parse_literal(text, "js" if "`" in text else "cpp")
+
+
+def test_cpp_shapes_and_semantics() -> None:
+    test = "bool issame(vector<float> a,vector<float>b){\n if (a.size()!=b.size()) return false;\n for (int i=0;i<a.size();i++)\n {\n if (abs(a[i]-b[i])>1e-4) return false;\n }\n return true;\n}\n"
+    actual, check = cpp_check("issame(g({1.5}), {1.1, 2.2})", test)
+    assert actual == "g({1.5})" and check.op == "issame" and check.tol == 1e-4 and check.f32
+    assert status(check, [f32(1.1), f32(2.20001)]) == "pass"
+    assert status(check, [f32(1.1)]) == "wrong_answer"
+    actual, check = cpp_check("abs(truncate_number(1.33) - 0.33) < 1e-4", "")
+    assert actual == "truncate_number(1.33)"
+    assert status(check, f64(0.33004)) == "pass" and status(check, f64(0.34)) == "wrong_answer"
+    actual, check = cpp_check("abs(area(1, 2, 10) +1)<0.01", "")
+    assert check.expected == -1.0 and status(check, f64(-1.0)) == "pass"
+    # float == double literal: promoted, not rounded (0.1f != 0.1 in C++)
+    _, check = cpp_check("f(1) == 0.1", "")
+    assert status(check, f32(0.1)) == "wrong_answer" and status(check, f32(0.5)) == "wrong_answer"
+    assert status(check, f64(0.1)) == "pass"
+    _, check = cpp_check('not (correct_bracketing("<"))', "")
+    assert check.op == "truthy" and check.negate
+    assert status(check, False) == "pass" and status(check, True) == "wrong_answer"
+    _, check = cpp_check("count(1) != 3", "")
+    assert status(check, 4) == "pass" and status(check, 3) == "wrong_answer"
+    _, check = cpp_check('h("a") == true', "")
+    assert status(check, 1) == "pass" and status(check, 2) == "wrong_answer"
+    map_test = "bool issame(map<char,int> a,map<char,int> b){\n if (a.size()!=b.size()) return false;\n map <char,int>::iterator it;\n for (it=a.begin();it!=a.end();it++)\n {\n char w1=it->first;\n int w2=it->second;\n if (b.find(w1)==b.end()) return false;\n if (b[w1]!=w2) return false;\n }\n return true;\n}\n"
+    _, check = cpp_check("issame(histogram(\"b a\"), {{'b', 1}, {'a', 1}})", map_test)
+    assert status(check, {"$map": [[97, 1], [98, 1]]}) == "pass"
+    assert status(check, {"$map": [[97, 1]]}) == "wrong_answer"
+    assert status(check, {"$opaque": 1}) == "wrong_answer"
+    assert judge(check, b"[1,")[0] == "runtime_error"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "decode(encoded) == str",  # a variable
+        "issame(sort_third({1}), sort_third({1}))",  # two calls
+        "abs(poly(xs, x)) < 1e-3",  # a property
+        "f(1) == 2 && g(1) == 3",
+        "x < 3",
+    ],
+)
+def test_cpp_shapes_left_in_the_program(text: str) -> None:
+    assert cpp_check(text, "") is None
+
+
+def test_js_shapes_and_semantics() -> None:
+    actual, check = js_check("JSON.stringify(f([1])) === JSON.stringify([1.0, [2], {a: 1}])")
+    assert actual == "JSON.stringify(f([1]))"
+    assert status(check, '[1,[2],{"a":1}]') == "pass"
+    assert status(check, "[1,[2],{}]") == "wrong_answer"
+    assert status(check, {"$undefined": 1}) == "wrong_answer"
+    _, check = js_check("f(1) === 2")
+    assert status(check, 2) == "pass" and status(check, "2") == "wrong_answer"
+    _, check = js_check("f(1) == 2")
+    assert status(check, "2") == "pass" and status(check, [2]) == "pass"
+    _, check = js_check("f(1) === [1]")  # a new array is never identical
+    assert status(check, [1]) == "wrong_answer"
+    _, check = js_check("!f(1)")
+    assert (
+        status(check, 0) == "pass"
+        and status(check, "") == "pass"
+        and status(check, []) == "wrong_answer"
+    )
+    _, check = js_check("Math.abs(g(1.33) - 0.33) < 1e-6")
+    assert status(check, 0.33) == "pass" and status(check, "0.33") == "pass"
+    assert status(check, {"$float": "nan"}) == "wrong_answer"
+    assert js_check("x + y === add(x, y)") is None
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [(1.0, "1"), (0.1, "0.1"), (1e21, "1e+21"), (1.5e-7, "1.5e-7"), (123456.789, "123456.789"),
+     (1e-6, "0.000001"), (-2.5, "-2.5"), (math.inf, "Infinity")],
+)  # fmt: skip
+def test_js_number_to_string(x: float, text: str) -> None:
+    assert js_number_to_string(x) == text
+
+
+def test_js_json_matches_json_stringify() -> None:
+    value = parse_literal("[1, 'a\"', null, undefined, NaN, {b: undefined, c: [true]}]", "js")
+    assert js_json(value) == '[1,"a\\"",null,null,null,{"c":[true]}]'
+
+
+def test_expected_values_never_enter_the_driver() -> None:
+    helper = "bool issame(vector<int> a,vector<int>b){\n if (a.size()!=b.size()) return false;\n for (int i=0;i<a.size();i++)\n {\n if (a[i]!=b[i]) return false;\n }\n return true;\n}\n"
+    test = (
+        helper
+        + "int main(){\n    assert (f(1) == 424242);\n    assert (issame(g(1), {737373}));\n}\n"
+    )
+    text = get_language("cpp").driver("int f(int x) { return x; }\n", test).files["main.cpp"]
+    assert "424242" not in text and "737373" not in text
+    js = "console.assert(f(1) === 424242)\nconsole.assert(JSON.stringify(g(1)) === JSON.stringify([737373]))\n"
+    text = get_language("js").driver("const f = (x) => x\n", js).files["main.js"]
+    assert "424242" not in text and "737373" not in text
