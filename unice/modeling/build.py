@@ -42,6 +42,11 @@ def build_model(
     for key, value in (encoder_overrides or {}).items():
         setattr(encoder_config, key, value)
     tokenizer = AutoTokenizer.from_pretrained(path)
+    vocab = int(getattr(encoder_config, "vocab_size", 0) or 0)
+    if tokenizer.pad_token is None or (vocab and tokenizer.pad_token_id >= vocab):
+        # causal LMs (Llama, SmolLM2) have no pad token, or one the model never saw: pad
+        # with EOS (padding is masked anyway)
+        tokenizer.pad_token = tokenizer.eos_token
     unice_config = UniCEConfig(encoder=encoder_config, backbone=backbone, **config)
     layout = unice_config.layout == "tokens" or (
         unice_config.layout == "auto" and drops_layout(tokenizer)
