@@ -51,6 +51,44 @@ class F32(float):
     """A C++ ``float`` (its value widened exactly to a double)."""
 
 
+class JLong(int):
+    """A Java ``long`` / ``Long``."""
+
+
+class JChar(int):
+    """A Java ``char`` / ``Character`` (its code)."""
+
+
+class JShort(int):
+    """A Java ``short`` / ``Short``."""
+
+
+class JByte(int):
+    """A Java ``byte`` / ``Byte``."""
+
+
+_JAVA_INTS = {"$long": JLong, "$char": JChar, "$short": JShort, "$byte": JByte}
+
+
+class NullUnboxing(ValueError):
+    """Java: a ``null`` compared with ``==`` to a primitive (a NullPointerException)."""
+
+
+@dataclass(frozen=True)
+class JOptional:
+    """A Java ``Optional``: ``()`` empty, ``(value,)`` present."""
+
+    value: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Interned:
+    """Java: a value and whether it is the interned instance of its string (``==``)."""
+
+    value: Any
+    interned: bool
+
+
 class Undefined:
     _instance: Undefined | None = None
 
@@ -91,7 +129,9 @@ class Check:
     expected) < tol``, ``<=`` with ``inclusive``), ``issame`` (C++ HumanEval-X's helper:
     element-wise exact, or within ``tol`` where the helper compares with ``abs``),
     ``json`` (JavaScript: ``actual`` is ``JSON.stringify(...)`` of the program's value,
-    compared with ``JSON.stringify(expected)``). ``negate``: ``!=``, ``!f(...)``.
+    compared with ``JSON.stringify(expected)``), ``equals`` (Java's ``a.equals(L)``; Java's
+    ``eq`` is ``==``: by value for primitives, by identity for a string literal).
+    ``negate``: ``!=``, ``!f(...)``.
     """
 
     language: str
@@ -131,13 +171,21 @@ def _decode(value: Any, depth: int) -> Any:
         return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[inner]
     if tag == "$undefined":
         return UNDEFINED
+    if tag in _JAVA_INTS:
+        return _JAVA_INTS[tag](int(inner))
+    if tag == "$optional":
+        return JOptional(tuple(_decode(v, depth + 1) for v in inner))
+    if tag == "$interned":
+        return Interned(_decode(inner[0], depth + 1), bool(inner[1]))
+    if tag in ("$array", "$collection"):
+        return Tagged(tag, _decode(inner, depth + 1))
     if tag == "$bigint":
         return Tagged("$bigint", int(inner))
     if tag == "$object":
         return JsObject(tuple((str(k), _decode(v, depth + 1)) for k, v in inner))
     if tag in ("$map", "$set"):
         return Tagged(tag, _decode(inner, depth + 1))
-    if tag in ("$function", "$symbol", "$opaque", "$toolong"):
+    if tag in ("$function", "$symbol", "$opaque", "$toolong", "$class"):
         return Tagged(tag, None)
     raise ValueError(f"unknown tag {tag!r}")
 
@@ -151,6 +199,8 @@ def judge(check: Check, payload: bytes) -> tuple[str, str]:
         return "runtime_error", f"unreadable value: {error}"[:300]
     try:
         held = _holds(check, actual)
+    except NullUnboxing:
+        return "runtime_error", "java.lang.NullPointerException (null compared with ==)"
     except (TypeError, ValueError, OverflowError):
         held = False
     if held:
@@ -169,6 +219,8 @@ def _holds(check: Check, actual: Any) -> bool:
 
 def _compare(check: Check, actual: Any) -> bool:
     lang, op = check.language, check.op
+    if lang == "java":
+        return _java_compare(check, actual)
     if op == "truthy":
         return js_truthy(actual) if lang == "js" else cpp_truthy(actual)
     if op == "eq":
@@ -265,6 +317,98 @@ def cpp_issame(actual: Any, expected: Any, tol: float, f32: bool) -> bool:
         if diff > tol:
             return False
     return True
+
+
+# -- Java semantics ------------------------------------------------------------------------
+def _java_compare(check: Check, actual: Any) -> bool:
+    op = check.op
+    if op == "equals":  # a.equals(L), Objects.equals(a, L)
+        return java_equals(actual, check.expected)
+    if op == "eq":  # a == L with a primitive or string L
+        return java_identity(actual, check.expected)
+    if op == "truthy":
+        if actual is None:
+            raise NullUnboxing
+        if not isinstance(actual, bool):
+            raise TypeError("not a boolean")
+        return actual
+    if op == "close":
+        if actual is None:
+            raise NullUnboxing
+        return _holds_close(check, _cpp_number(actual))
+    raise ValueError(f"unknown check {op!r}")
+
+
+def _holds_close(check: Check, number: float) -> bool:
+    diff = abs(number - check.expected)
+    return diff <= check.tol if check.inclusive else diff < check.tol
+
+
+def _java_box(value: Any) -> str:
+    """The boxed class of a number decoded from Java or read from a Java literal."""
+    if isinstance(value, bool):
+        return "Boolean"
+    if isinstance(value, JLong | JChar | JShort | JByte):
+        return type(value).__name__
+    if isinstance(value, int):
+        return "Integer"
+    if isinstance(value, F32):
+        return "Float"
+    if isinstance(value, float):
+        return "Double"
+    return type(value).__name__
+
+
+def java_equals(actual: Any, expected: Any) -> bool:
+    """``actual.equals(expected)`` for a literal ``expected`` (boxed numbers equal only their
+    own class: ``Long`` 1 is not ``Integer`` 1; ``Double`` compares bits, so NaN equals NaN
+    and 0.0 does not equal -0.0; any two ``List``s with equal elements are equal)."""
+    if expected is None or actual is None:
+        return actual is None and expected is None
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(java_equals(a, e) for a, e in zip(actual, expected, strict=True))
+        )
+    if isinstance(expected, JOptional):
+        return (
+            isinstance(actual, JOptional)
+            and len(actual.value) == len(expected.value)
+            and all(java_equals(a, e) for a, e in zip(actual.value, expected.value, strict=True))
+        )
+    if isinstance(expected, str):
+        return isinstance(actual, str) and actual == expected
+    if isinstance(expected, bool | int | float):
+        if _java_box(actual) != _java_box(expected):
+            return False
+        if isinstance(expected, float):
+            fmt = ">f" if isinstance(expected, F32) else ">d"
+            return struct.pack(fmt, actual) == struct.pack(fmt, expected) or (
+                math.isnan(actual) and math.isnan(expected)
+            )
+        return actual == expected
+    return False
+
+
+def java_identity(actual: Any, expected: Any) -> bool:
+    """``actual == expected``: numbers and booleans by value (unboxed, promoted; a ``null``
+    is a NullPointerException), a string literal by identity (the interned instance)."""
+    if isinstance(expected, str):
+        if isinstance(actual, Interned):
+            return actual.interned and actual.value == expected
+        return False
+    if expected is None:
+        return actual is None or (isinstance(actual, Interned) and actual.value is None)
+    if isinstance(actual, Interned):
+        actual = actual.value
+    if actual is None:
+        raise NullUnboxing
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return isinstance(expected, bool) and isinstance(actual, bool) and actual == expected
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        return actual == expected
+    return False
 
 
 # -- JavaScript semantics ------------------------------------------------------------------
@@ -435,11 +579,36 @@ def js_json(value: Any) -> str | None:
 
 # -- reading literals ----------------------------------------------------------------------
 _NUMBER = re.compile(
-    r"(0[xX][0-9a-fA-F']+|0[bB][01']+|(?:\d[\d']*\.?[\d']*|\.\d[\d']*)(?:[eE][+-]?\d+)?)([uUlLfFnN]*)"
+    r"(0[xX][0-9a-fA-F'_]+|0[bB][01'_]+|(?:\d[\d'_]*\.?[\d'_]*|\.\d[\d'_]*)(?:[eE][+-]?\d+)?)"
+    r"([uUlLfFnNdD]*)"
 )
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:::[A-Za-z_]\w*)*")
 _CPP_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f",
                 "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}  # fmt: skip
+
+
+_JAVA_CALL = re.compile(
+    r"(?:(?:java\.util\.)?(?P<kind>Arrays\.asList|List\.of|Optional\.of|Optional\.empty"
+    r"|Collections\.emptyList)|new\s+(?:java\.util\.)?(?:ArrayList|LinkedList)\s*(?:<[\w\s,<>?]*>)?)"
+    r"\s*\("
+)
+
+
+def _java_number(body: str, suffix: str) -> Any:
+    """A Java numeric literal as the boxed type its suffix and form give it."""
+    body = body.replace("_", "")
+    if "l" in suffix:
+        return JLong(int(body, 0) if body[:2].lower() in ("0x", "0b") else int(body))
+    floating = any(c in body for c in ".eE") and body[:2].lower() != "0x"
+    if "f" in suffix:
+        return F32(to_f32(float(body)))
+    if "d" in suffix or floating:
+        return float(body)
+    if body[:2].lower() in ("0x", "0b"):
+        return int(body, 0)
+    if len(body) > 1 and body.startswith("0"):
+        return int(body, 8)
+    return int(body)
 
 
 class _Reader:
@@ -546,7 +715,7 @@ class _Reader:
                 inner = self.value()
             self.expect(")")
             return inner
-        if ch == "{":
+        if ch == "{" and self.language != "java":
             self.i += 1
             return self._js_object() if self.language == "js" else self.items("}")
         if ch == "[" and self.language == "js":
@@ -558,7 +727,7 @@ class _Reader:
             text = self._quoted("'")
             if len(text) != 1:
                 raise NotLiteral("multi-character char literal")
-            return ord(text)
+            return JChar(ord(text)) if self.language == "java" else ord(text)
         if ch.isdigit() or ch == ".":
             return self._number()
         return self._word()
@@ -571,6 +740,8 @@ class _Reader:
         body, suffix = match.group(1).replace("'", ""), match.group(2).lower()
         if self.language == "js" and suffix:
             raise NotLiteral("BigInt literal")
+        if self.language == "java":
+            return _java_number(body, suffix)
         if body[:2].lower() in ("0x", "0b"):
             value: Any = int(body, 0)
         elif any(c in body for c in ".eE"):
@@ -620,12 +791,12 @@ class _Reader:
             if not match:
                 raise NotLiteral("bad \\x escape")
             return i + 1 + match.end(), chr(int(match.group(), 16) & 0xFF)
-        if ch == "u" and self.language == "js":
+        if ch == "u" and self.language in ("js", "java"):
             braced = re.match(r"\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4})", self.text[i + 1 :])
             if not braced:
                 raise NotLiteral("bad \\u escape")
             return i + 1 + braced.end(), chr(int(braced.group(1) or braced.group(2), 16))
-        if self.language == "cpp" and ch in "01234567":
+        if self.language in ("cpp", "java") and ch in "01234567":
             match = re.match(r"[0-7]{1,3}", self.text[i:])
             assert match is not None
             return i + match.end(), chr(int(match.group(), 8) & 0xFF)
@@ -661,7 +832,32 @@ class _Reader:
         self.i += 1
         return JsObject(tuple(items))
 
+    def _java_call(self) -> Any:
+        """``Arrays.asList(...)``, ``List.of(...)``, ``new ArrayList<>(...)``,
+        ``Optional.of(x)`` / ``Optional.empty()``, ``Collections.emptyList()``."""
+        match = _JAVA_CALL.match(self.text, self.i)
+        if match is None:
+            raise NotLiteral("not a Java literal")
+        self.i = match.end()
+        args = self.items(")")
+        kind = match.group("kind") or "new"
+        if kind == "new":
+            if len(args) > 1 or (args and not isinstance(args[0], list)):
+                raise NotLiteral("new ArrayList of a non-list")
+            return list(args[0]) if args else []
+        if kind == "Optional.of":
+            if len(args) != 1 or args[0] is None:
+                raise NotLiteral("Optional.of takes one value")
+            return JOptional((args[0],))
+        if kind in ("Optional.empty", "Collections.emptyList") and args:
+            raise NotLiteral(f"{kind} takes no argument")
+        if kind == "Optional.empty":
+            return JOptional(())
+        return args
+
     def _word(self) -> Any:
+        if self.language == "java" and _JAVA_CALL.match(self.text, self.i):
+            return self._java_call()
         match = _IDENT.match(self.text, self.i)
         if match is None:
             raise NotLiteral("not a literal")
@@ -669,6 +865,10 @@ class _Reader:
         self.i = match.end()
         if word in ("true", "false"):
             return word == "true"
+        if self.language == "java":
+            if word == "null":
+                return None
+            raise NotLiteral(word)
         if self.language == "js":
             known = {"null": None, "undefined": UNDEFINED, "NaN": math.nan, "Infinity": math.inf}
             if word in known:

@@ -8,8 +8,8 @@ from the value the program wrote (docs/languages.md, "Verdicts on the host"), so
 program reports, a wrong value is never a pass. The controls (correct programs, with the same
 harness) still pass every assertion, and the wrong programs without an attack fail them all.
 
-Languages still judged in the program (Java, Go, Rust) are not here: docs/languages.md says
-why and what is left.
+Languages still judged in the program (Go, Rust) are not here: docs/languages.md says why
+and what is left.
 """
 
 from __future__ import annotations
@@ -212,3 +212,127 @@ def test_js_in_program_cases_are_counted(foreign) -> None:
     result = run(foreign, "js", JS_RIGHT, test)
     assert statuses(result) == ["pass"] * 2
     assert result.judged_in_program == 1
+
+
+# -- Java ----------------------------------------------------------------------------------
+JAVA_TEST = """public class Main {
+    public static void main(String[] args) {
+        Solution s = new Solution();
+        List<Boolean> correct = Arrays.asList(
+                s.f(1) == 2,
+                s.g(1).equals(Arrays.asList(1, 2)),
+                Math.abs(s.h(1) - 0.5) < 1e-6,
+                Objects.equals(s.t(1), "two"),
+                !s.b(1)
+        );
+        if (correct.contains(false)) {
+            throw new AssertionError();
+        }
+    }
+}
+"""
+_JAVA = "import java.util.*;\nimport java.lang.*;\n%s\nclass Solution {\n%s\n}\n"
+JAVA_RIGHT_BODY = (
+    "    public int f(int x) { return x + 1; }\n"
+    "    public List<Integer> g(int x) { return Arrays.asList(x, x + 1); }\n"
+    "    public double h(int x) { return x / 2.0; }\n"
+    '    public String t(int x) { return "two"; }\n'
+    "    public boolean b(int x) { return false; }\n"
+)
+JAVA_WRONG_BODY = (
+    "    public int f(int x) { return 0; }\n"
+    "    public List<Integer> g(int x) { return new ArrayList<>(); }\n"
+    "    public double h(int x) { return 7.0; }\n"
+    '    public String t(int x) { return "one"; }\n'
+    "    public boolean b(int x) { return true; }\n"
+)
+JAVA_RIGHT = _JAVA % ("", JAVA_RIGHT_BODY)
+JAVA_WRONG = _JAVA % ("", JAVA_WRONG_BODY)
+_JAVA_FORGE = (
+    "    static void forge(String token) { for (int fd = 0; fd < 64; fd++) for (int k = 0; k < 5; k++) {"
+    ' try { java.io.FileOutputStream out = new java.io.FileOutputStream("/proc/self/fd/" + fd);'
+    ' out.write(("\\nS " + k + " " + token + "\\nP " + k + " " + token + "\\nV " + k + " " + token + " 2\\n").getBytes());'
+    " out.flush(); } catch (Throwable e) {} } }\n"
+    '    static String steal() { try { java.lang.reflect.Field f = Main.class.getDeclaredField("__unice_token");'
+    ' f.setAccessible(true); return (String) f.get(null); } catch (Throwable e) { return ""; } }\n'
+)
+JAVA_ATTACKS = {
+    "every_descriptor": _JAVA
+    % (
+        "",
+        _JAVA_FORGE
+        + JAVA_WRONG_BODY.replace("{ return 0; }", '{ forge(""); System.exit(0); return 0; }'),
+    ),
+    "report_by_name": _JAVA
+    % (
+        "",
+        JAVA_WRONG_BODY.replace(
+            "{ return 0; }",
+            '{ for (int k = 0; k < 5; k++) { Main.__unice_mark("S", k, null); Main.__unice_mark("P", k, null); }'
+            " System.exit(0); return 0; }",
+        ),
+    ),
+    "case_by_name": _JAVA
+    % (
+        "",
+        JAVA_WRONG_BODY.replace(
+            "{ return 0; }",
+            "{ for (int k = 0; k < 5; k++) Main.__unice_case(k, () -> true); return 0; }",
+        ),
+    ),
+    "stolen_token_by_reflection": _JAVA
+    % ("", _JAVA_FORGE + JAVA_WRONG_BODY.replace("{ return 0; }", "{ forge(steal()); return 0; }")),
+    # classes of the program's own that shadow java.lang.Math and java.util.Objects/Arrays
+    "shadow_library_classes": _JAVA
+    % (
+        "class Math { static double abs(double x) { return 0; } }\n"
+        "class Objects { static boolean equals(Object a, Object b) { return true; } }\n",
+        JAVA_WRONG_BODY,
+    ),
+    "patched_equals": _JAVA
+    % (
+        "",
+        JAVA_WRONG_BODY.replace(
+            "return new ArrayList<>();",
+            "return new ArrayList<Integer>() { public boolean equals(Object o) { return true; }"
+            ' public String toString() { return "[1, 2]"; } };',
+        ),
+    ),
+    "exit_early": _JAVA
+    % ("", JAVA_WRONG_BODY.replace("{ return 0; }", "{ System.exit(0); return 0; }")),
+    "forge_at_shutdown": _JAVA
+    % (
+        "",
+        _JAVA_FORGE
+        + JAVA_WRONG_BODY.replace(
+            "{ return 0; }",
+            "{ String tok = steal(); Runtime.getRuntime().addShutdownHook(new Thread(() -> forge(tok)));"
+            " return 0; }",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(JAVA_ATTACKS))
+def test_java_forgery_never_passes(foreign, attack: str) -> None:
+    result = run(foreign, "java", JAVA_ATTACKS[attack], JAVA_TEST)
+    assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
+    assert result.judged_in_program == 0
+
+
+def test_java_controls(foreign) -> None:
+    right = run(foreign, "java", JAVA_RIGHT, JAVA_TEST)
+    assert statuses(right) == ["pass"] * 5, [o.detail for o in right.outcomes]
+    assert right.judged_in_program == 0
+    wrong = run(foreign, "java", JAVA_WRONG, JAVA_TEST)
+    assert statuses(wrong) == ["wrong_answer"] * 5
+
+
+def test_java_in_program_cases_are_counted(foreign) -> None:
+    test = JAVA_TEST.replace(
+        "s.f(1) == 2,", 's.f(1) == 2, s.t(1) == "two", s.f(1) == s.f(1),'
+    ).replace("List<Boolean> correct", "int one = 1;\n        List<Boolean> correct")
+    result = run(foreign, "java", JAVA_RIGHT, test)
+    # a string literal == is identity (the returned literal is the interned instance: it holds)
+    assert statuses(result) == ["pass"] * 7
+    assert result.judged_in_program == 2

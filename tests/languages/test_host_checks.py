@@ -153,3 +153,26 @@ def test_expected_values_never_enter_the_driver() -> None:
     js = "console.assert(f(1) === 424242)\nconsole.assert(JSON.stringify(g(1)) === JSON.stringify([737373]))\n"
     text = get_language("js").driver("const f = (x) => x\n", js).files["main.js"]
     assert "424242" not in text and "737373" not in text
+
+
+def test_java_shapes_and_semantics() -> None:
+    from data_builders.execution.languages.java import java_check
+
+    actual, check = java_check("s.f(Arrays.asList(1, 2)).equals(Arrays.asList(1, 2))")
+    assert actual == "s.f(Arrays.asList(1, 2))" and check.op == "equals"
+    assert status(check, [1, 2]) == "pass"
+    assert status(check, [{"$long": "1"}, {"$long": "2"}]) == "wrong_answer"  # Long is not Integer
+    _, check = java_check("Objects.equals(s.g(), Arrays.asList(1.0, -0.0))")
+    assert status(check, [f64(1.0), f64(-0.0)]) == "pass"
+    assert status(check, [f64(1.0), f64(0.0)]) == "wrong_answer"  # Double.equals: bits
+    _, check = java_check("s.h(3) == 7")
+    assert status(check, {"$long": "7"}) == "pass" and status(check, f64(7.0)) == "pass"
+    assert judge(check, b"null")[0] == "runtime_error"  # unboxing null
+    _, check = java_check("!s.isPrime(5 * 17)")
+    assert check.op == "truthy" and status(check, False) == "pass"
+    _, check = java_check("s.nextSmallest(List.of()).isEmpty()")
+    assert check.op == "truthy" and status(check, True) == "pass"
+    _, check = java_check("s.largest(x).equals(Arrays.asList(Optional.empty(), Optional.of(1)))")
+    assert status(check, [{"$optional": []}, {"$optional": [1]}]) == "pass"
+    assert java_check('(String) s.compareOne("1", "2").get() == "2"') is None  # identity
+    assert java_check("s.histogram(\"a\").equals(map8)") is None  # a variable

@@ -5,6 +5,15 @@ it contains ``false``: each ``e_k`` becomes a case. Other statements of ``main``
 ``AssertionError`` (a loop of random checks), and MultiPL-E's ``assert(...)`` statements
 (its ``main`` sits in ``class Problem``, which is then the class run), become one case each. One JVM runs every case of a program (start-up is
 paid once per program, not per assertion).
+
+Host-side verdicts (the token protocol, ``languages/base.py``): an element of the ``correct``
+list of the form ``X.equals(L)``, ``Objects.equals(X, L)``, ``X == L`` (``!=``) with a
+primitive ``L``, ``Math.abs(X - L) < T`` or a bare ``s.f(...)`` / ``!s.f(...)``, with ``L`` a
+constant (``Arrays.asList``, ``List.of``, ``new ArrayList<>(...)``, ``Optional``, strings,
+numbers with their boxed type), becomes ``__unice_value(k, () -> (X))``: the program writes
+X's value and the host judges it with Java's ``equals``/``==`` (``foreign_checks.py``); ``L``
+is not in the driver. The token is read from stdin by ``main`` before the program's classes
+are first used.
 """
 
 from __future__ import annotations
@@ -13,14 +22,19 @@ import re
 from pathlib import Path
 
 from data_builders.execution.compile_server import ServerSpec
+from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (
     code_mask,
     find_code,
     matching,
     replace_spans,
+    single_call,
     split_top_level,
     statements,
+    strip_parens,
+    top_level,
 )
 
 JAVATUPLES = "/usr/share/java/javatuples.jar"
@@ -28,21 +42,114 @@ JAVATUPLES = "/usr/share/java/javatuples.jar"
 SUPPORT = r"""
     static int __unice_start = 0;
     static java.io.PrintStream __unice_out = System.err;
-    static void __unice_mark(String what, Object k) { __unice_out.print(what + " " + k + "\n"); __unice_out.flush(); }
+    private static String __unice_token = "";
+    static void __unice_mark(String what, int k, String detail) {
+        __unice_out.print("\n" + what + " " + k + " " + __unice_token + (detail == null ? "" : " " + detail) + "\n");
+        __unice_out.flush();
+    }
     interface __UniceCheck { boolean check() throws Throwable; }
     interface __UniceBlock { void run() throws Throwable; }
+    interface __UniceValue { Object get() throws Throwable; }
     static void __unice_case(int k, __UniceCheck f) {
         if (k < __unice_start) return;
-        __unice_mark("S", k);
-        try { __unice_mark(f.check() ? "P" : "F", k); }
-        catch (AssertionError e) { __unice_mark("F", k); }
-        catch (OutOfMemoryError e) { __unice_mark("M", k); }
-        catch (Throwable e) { __unice_mark("E", k + " " + String.valueOf(e).replaceAll("\\s+", " ")); }
+        __unice_mark("S", k, null);
+        try { __unice_mark(f.check() ? "P" : "F", k, null); }
+        catch (AssertionError e) { __unice_mark("F", k, null); }
+        catch (OutOfMemoryError e) { __unice_mark("M", k, null); }
+        catch (Throwable e) { __unice_mark("E", k, String.valueOf(e).replaceAll("\\s+", " ")); }
     }
     static void __unice_block(int k, __UniceBlock r) {
         __unice_case(k, () -> { r.run(); return true; });
     }
+    // A value case: the value, in canonical form (foreign_checks.py), judged on the host.
+    static void __unice_value(int k, __UniceValue f) {
+        if (k < __unice_start) return;
+        __unice_mark("S", k, null);
+        String text;
+        try {
+            StringBuilder b = new StringBuilder();
+            __unice_put(b, f.get(), 0);
+            text = b.length() > (4 << 20) ? "{\"$toolong\":1}" : b.toString();
+        }
+        catch (OutOfMemoryError e) { __unice_mark("M", k, null); return; }
+        catch (Throwable e) { __unice_mark("E", k, String.valueOf(e).replaceAll("\\s+", " ")); return; }
+        __unice_mark("V", k, text);
+    }
+    static void __unice_hex(StringBuilder b, String tag, long bits, int digits) {
+        b.append("{\"").append(tag).append("\":\"");
+        for (int i = digits - 1; i >= 0; i--) b.append("0123456789abcdef".charAt((int) ((bits >>> (4 * i)) & 15)));
+        b.append("\"}");
+    }
+    static void __unice_string(StringBuilder b, String s) {
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20 || c >= 0x7f) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        b.append('"');
+    }
+    static void __unice_items(StringBuilder b, Iterable<?> items, int depth) {
+        b.append('[');
+        boolean first = true;
+        for (Object item : items) {
+            if (!first) b.append(',');
+            first = false;
+            __unice_put(b, item, depth + 1);
+            if (b.length() > (4 << 20)) break;
+        }
+        b.append(']');
+    }
+    static void __unice_put(StringBuilder b, Object v, int depth) {
+        if (depth > 200) throw new IllegalStateException("value nested too deep");
+        if (v == null) b.append("null");
+        else if (v instanceof Boolean) b.append(((Boolean) v).booleanValue() ? "true" : "false");
+        else if (v instanceof Integer) b.append(((Integer) v).intValue());
+        else if (v instanceof Long) b.append("{\"$long\":\"").append(((Long) v).longValue()).append("\"}");
+        else if (v instanceof Short) b.append("{\"$short\":\"").append(((Short) v).shortValue()).append("\"}");
+        else if (v instanceof Byte) b.append("{\"$byte\":\"").append(((Byte) v).byteValue()).append("\"}");
+        else if (v instanceof Character) b.append("{\"$char\":\"").append((int) ((Character) v).charValue()).append("\"}");
+        else if (v instanceof Double) __unice_hex(b, "$f64", Double.doubleToRawLongBits((Double) v), 16);
+        else if (v instanceof Float) __unice_hex(b, "$f32", Float.floatToRawIntBits((Float) v) & 0xffffffffL, 8);
+        else if (v instanceof String) __unice_string(b, (String) v);
+        else if (v instanceof java.util.Optional) {
+            java.util.Optional<?> o = (java.util.Optional<?>) v;
+            b.append("{\"$optional\":");
+            __unice_items(b, o.isPresent() ? java.util.Collections.singletonList(o.get()) : java.util.Collections.emptyList(), depth);
+            b.append('}');
+        }
+        else if (v instanceof java.util.List) __unice_items(b, (java.util.List<?>) v, depth);
+        else if (v instanceof java.util.Set) { b.append("{\"$set\":"); __unice_items(b, (java.util.Set<?>) v, depth); b.append('}'); }
+        else if (v instanceof java.util.Collection) { b.append("{\"$collection\":"); __unice_items(b, (java.util.Collection<?>) v, depth); b.append('}'); }
+        else if (v instanceof java.util.Map) {
+            b.append("{\"$map\":[");
+            boolean first = true;
+            for (java.util.Map.Entry<?, ?> e : ((java.util.Map<?, ?>) v).entrySet()) {
+                if (!first) b.append(',');
+                first = false;
+                b.append('[');
+                __unice_put(b, e.getKey(), depth + 1);
+                b.append(',');
+                __unice_put(b, e.getValue(), depth + 1);
+                b.append(']');
+            }
+            b.append("]}");
+        }
+        else if (v.getClass().isArray()) {
+            java.util.List<Object> items = new java.util.ArrayList<>();
+            for (int i = 0; i < java.lang.reflect.Array.getLength(v); i++) items.add(java.lang.reflect.Array.get(v, i));
+            b.append("{\"$array\":");
+            __unice_items(b, items, depth);
+            b.append('}');
+        }
+        else { b.append("{\"$opaque\":"); __unice_string(b, v.getClass().getName()); b.append('}'); }
+    }
     public static void main(String[] args) throws Exception {
+        // The run's report token, from stdin, before any of the program's classes is used.
+        StringBuilder token = new StringBuilder();
+        for (int c; token.length() < 64 && (c = System.in.read()) >= 0 && c != '\n'; ) token.append((char) c);
+        __unice_token = token.toString();
         if (args.length > 1) {
             __unice_start = Integer.parseInt(args[0]);
             __unice_out = new java.io.PrintStream(new java.io.FileOutputStream("/proc/self/fd/" + args[1]), true);
@@ -65,6 +172,72 @@ _CORRECT_CHECK = re.compile(
 _ASSERTING = re.compile(r"throw\s+new\s+AssertionError|\bassert\b")
 
 
+_OBJECTS_EQUALS = r"(?:java\.util\.)?Objects\s*\.\s*equals\s*\("
+
+
+def java_check(condition: str) -> tuple[str, Check] | None:
+    """``(X, check)`` when an element of the ``correct`` list compares an expression X with a
+    constant the host can read (``X.equals(L)``, ``Objects.equals(X, L)``, ``X == L`` with a
+    primitive ``L``, ``Math.abs(X - L) < T``, a bare ``s.f(...)`` / ``!s.f(...)``); None
+    leaves it to the program (``==`` on a string literal too: identity, which the host cannot
+    see without putting the literal in the program's string pool)."""
+    text = strip_parens(condition)
+    negate = False
+    while text.startswith("!") and not text.startswith("!="):
+        rest = text[1:].lstrip()
+        grouped = rest.startswith("(") and strip_parens(rest) != rest
+        if not grouped and not single_call(rest, chained=True):
+            return None
+        text, negate = strip_parens(rest), not negate
+    try:
+        if not text or top_level(text, ("&&", "||", "?", "->")):
+            return None
+        return _java_check(text, negate, condition)
+    except (NotLiteral, ValueError, IndexError):
+        return None
+
+
+def _java_check(text: str, negate: bool, condition: str) -> tuple[str, Check] | None:
+    objects = re.match(_OBJECTS_EQUALS, text)
+    if objects and single_call(text):
+        args = split_top_level(text[objects.end() : -1])
+        sides = literal_side(*args, "java") if len(args) == 2 else None
+        if sides is None:
+            return None
+        expected = parse_literal(sides[1], "java")
+        return sides[0], Check("java", "equals", expected, negate=negate, text=condition)
+    equal = top_level(text, ("==", "!="))
+    if len(equal) > 1:
+        return None
+    if equal:
+        ((i, op),) = equal
+        sides = literal_side(text[:i].strip(), text[i + 2 :].strip(), "java")
+        if sides is None:
+            return None
+        expected = parse_literal(sides[1], "java")
+        if isinstance(expected, str | list) or expected is None:
+            return None
+        check = Check("java", "eq", expected, negate=negate != (op == "!="), text=condition)
+        return sides[0], check
+    dots = [i for i, _ in top_level(text, (".equals",)) if re.match(r"\.equals\s*\(", text[i:])]
+    if dots:
+        at = dots[-1]
+        open_ = text.index("(", at)
+        if matching(text, open_, code_mask(text)) != len(text) - 1:
+            return None
+        actual, literal = text[:at].strip(), text[open_ + 1 : -1].strip()
+        if not is_literal(literal, "java") or is_literal(actual, "java") or not actual:
+            return None
+        expected = parse_literal(literal, "java")
+        return actual, Check("java", "equals", expected, negate=negate, text=condition)
+    absolute = abs_check(text, "java", r"Math\s*\.\s*abs\s*\(", negate, condition)
+    if absolute is not None:
+        return absolute
+    if single_call(text, chained=True) and not is_literal(text, "java"):
+        return text, Check("java", "truthy", negate=negate, text=condition)
+    return None
+
+
 def _server_source() -> str:
     return (Path(__file__).parent / "java_server" / "UniceJavac.java").read_text()
 
@@ -74,6 +247,7 @@ class Java(Language):
     stop_tokens = ("\n    }\n",)
     executables = ("javac", "java")
     install_hint = "apt install default-jdk-headless libjavatuples-java"
+    token_protocol = True
 
     def missing_toolchain(self) -> str | None:
         missing = super().missing_toolchain()
@@ -81,8 +255,10 @@ class Java(Language):
             return f"java: {JAVATUPLES} not found (apt install libjavatuples-java)"
         return missing
 
-    def _cases(self, test: str) -> tuple[list[tuple[int, int, str]], list[str], tuple[int, int]]:
-        """(edits to the test, case sources, main header span)."""
+    def _cases(
+        self, test: str
+    ) -> tuple[list[tuple[int, int, str]], list[str], tuple[int, int], list[Check | None]]:
+        """(edits to the test, case sources, main header span, host-side checks)."""
         mask = code_mask(test)
         header = find_code(test, _MAIN)
         if header is None:
@@ -93,6 +269,7 @@ class Java(Language):
         body = test[body_start:close]
         edits: list[tuple[int, int, str]] = []
         cases: list[str] = []
+        checks: list[Check | None] = []
         for start, end in statements(body):
             text = body[start:end]
             correct = _CORRECT.match(text)
@@ -101,14 +278,20 @@ class Java(Language):
                 parts = [p for p in split_top_level(text[correct.end() : inner_close]) if p]
                 calls = []
                 for part in parts:
-                    calls.append(f"__unice_case({len(cases)}, () -> ({part}));")
+                    found = java_check(part)
+                    if found:
+                        calls.append(f"__unice_value({len(cases)}, () -> ({found[0]}));")
+                    else:
+                        calls.append(f"__unice_case({len(cases)}, () -> ({part}));")
                     cases.append(part)
+                    checks.append(found[1] if found else None)
                 edits.append((body_start + start, body_start + end, "\n".join(calls)))
             elif _CORRECT_CHECK.match(text):
                 edits.append((body_start + start, body_start + end, ""))
             elif _ASSERTING.search(text):
                 k = len(cases)
                 cases.append(text)
+                checks.append(None)
                 edits.append(
                     (
                         body_start + start,
@@ -120,13 +303,13 @@ class Java(Language):
             raise SplitError(
                 "no assertion (correct list, throw AssertionError, assert) in the Java test"
             )
-        return edits, cases, (header.start(), header.end())
+        return edits, cases, (header.start(), header.end()), checks
 
     def split(self, test: str) -> list[str]:
         return self._cases(test)[1]
 
     def driver(self, source: str, test: str) -> Driver:
-        edits, cases, (h_start, h_end) = self._cases(test)
+        edits, cases, (h_start, h_end), checks = self._cases(test)
         # The support methods go into the class that holds main, just before main.
         edits.append(
             (
@@ -143,7 +326,7 @@ class Java(Language):
         main_class = owners[-1].group(1) if owners else "Main"
         public = _PUBLIC_CLASS.search(text)
         file = f"{public.group(1) if public else main_class}.java"
-        return Driver({file: text}, len(cases), f"{main_class} {file}")
+        return Driver({file: text}, len(cases), f"{main_class} {file}", checks=tuple(checks))
 
     @property
     def compile_server(self) -> ServerSpec:

@@ -261,13 +261,25 @@ def top_level(text: str, operators: tuple[str, ...], quotes: str = "\"'") -> lis
     return found
 
 
-def single_call(text: str, quotes: str = "\"'") -> bool:
+def single_call(text: str, quotes: str = "\"'", chained: bool = False) -> bool:
     """Whether ``text`` is one call ``name(...)`` (``name`` may be qualified: ``a.b``,
-    ``ns::f``) and nothing else."""
-    match = re.match(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*\s*\(", text)
-    if match is None:
-        return False
-    try:
-        return matching(text, match.end() - 1, code_mask(text, quotes)) == len(text) - 1
-    except ValueError:
-        return False
+    ``ns::f``) and nothing else; ``chained``: or calls on its result, ``f(...).g()``."""
+    at, mask = 0, None
+    while True:
+        pattern = (
+            r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*\s*\("
+            if at == 0
+            else r"\s*\.\s*[A-Za-z_$][\w$]*\s*\("
+        )
+        match = re.compile(pattern).match(text, at)
+        if match is None:
+            return False
+        mask = mask or code_mask(text, quotes)
+        try:
+            at = matching(text, match.end() - 1, mask) + 1
+        except ValueError:
+            return False
+        if at == len(text):
+            return True
+        if not chained:
+            return False
