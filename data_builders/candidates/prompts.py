@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem, compiles
+from data_builders.problems.stops import cut_at_stops
 
 STOP = re.compile(r"\n(?=\S)")  # a line that starts at column 0 ends the function
 SCRIPT_STOP = re.compile(r"\n(?=QUESTION:|ANSWER:|-{5})")  # APPS: the next problem begins
@@ -73,12 +74,6 @@ def chat_messages(template: str, problem: Problem, system: str = "") -> list[dic
     messages = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": render_instruction(template, problem)})
     return messages
-
-
-def cut_at_stops(text: str, stops: Sequence[str]) -> str:
-    """``text`` up to (not including) the earliest of ``stops``."""
-    cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=len(text))
-    return text[:cut]
 
 
 def truncate_completion(text: str, whole_program: bool = False) -> str:

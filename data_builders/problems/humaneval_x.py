@@ -25,6 +25,7 @@ from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
 from data_builders.problems.base import Problem
 from data_builders.problems.mbpp import hub_offline
+from data_builders.problems.stops import cut_at_stops
 
 HUB_NAME = "THUDM/humaneval-x"
 PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
@@ -154,7 +155,6 @@ def program_from_continuation(problem: Problem, text: str) -> str:
     braces are added back here (Go and JavaScript stops usually fall after the function,
     which then needs none). A continuation that closes more than it opened is kept as written:
     it does not compile, which is its label."""
-    from data_builders.candidates.prompts import cut_at_stops
     from data_builders.execution.languages import get_language
     from data_builders.execution.languages.source import code_mask
 

@@ -25,24 +25,14 @@ from typing import Any
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
 from data_builders.problems.base import Problem
+from data_builders.problems.stops import cut_at_stops
 
 HUB_NAME = "nuprl/MultiPL-E"
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
 LABEL_ONLY_REASON = "MultiPL-E's license forbids training on it; use it to label and evaluate only"
 
-
-def stop_at_stop_token(completion: str, stop_tokens: Sequence[str]) -> str:
-    """``completion`` up to (not including) the earliest occurrence of any stop token.
-
-    The earliest position wins whatever the token order; a token at position 0 leaves "";
-    no token present keeps the whole completion. ``completion`` must not include the prompt.
-    """
-    cut = len(completion)
-    for token in stop_tokens:
-        at = completion.find(token) if token else -1
-        if at != -1 and at < cut:
-            cut = at
-    return completion[:cut]
+# MultiPL-E's name for the cutter (label_languages, tests and benchmarks use it).
+stop_at_stop_token = cut_at_stops
 
 
 class MultiPLEProblem(Problem):
@@ -58,7 +48,7 @@ class MultiPLEProblem(Problem):
 
     def program(self, completion: str) -> str:
         """The program MultiPL-E's evaluator runs for ``completion`` (cut at a stop token)."""
-        cut = stop_at_stop_token(completion, self.stop_tokens)
+        cut = cut_at_stops(completion, self.stop_tokens)
         return self.prompt + cut + "\n" + (self.test or "")
 
 
