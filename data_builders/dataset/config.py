@@ -25,21 +25,11 @@ from data_builders.execution.calibrate import (
     LimitPolicy,
     load_policy,
 )
+from data_builders.extension.config import ExtensionConfig  # importable from here too
 from data_builders.settings_file import check_known, read_mapping
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs" / "build"
 DATASETS = ("humaneval", "mbpp", "apps", "humaneval-x")
-
-
-@dataclass(frozen=True)
-class ExtensionConfig:
-    """How many tests to aim for and how to get them (see data_builders.extension)."""
-
-    target_tests: int = 120
-    overgenerate: float = 1.6
-    rounds: int = 2
-    reference_timeout: float = 0.25  # CPU s for the reference on a generated input
-    max_references: int = 1
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from data_builders.dataset.config import ExtensionConfig
 from data_builders.execution import CallTest, Executor, Program, StdioTest
 from data_builders.extension.cases import is_finite_value
+from data_builders.extension.config import ExtensionConfig
 from data_builders.extension.inputs import canonical, generate_inputs
 from data_builders.extension.stdio_inputs import generate_stdin
 from data_builders.extension.suite import ExtendedSuite, SuiteCache, suite_key
