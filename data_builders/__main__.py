@@ -17,6 +17,8 @@ SUBCOMMAND_MODULES = (
     "data_builders.label",
     "data_builders.build",
     "data_builders.merge",
+    "data_builders.sample",
+    "data_builders.coverage",
 )
 
 

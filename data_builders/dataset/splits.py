@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from data_builders.problems.base import Problem
+
 SPLITS = ("train", "dev", "test")
 
 
@@ -44,3 +46,12 @@ def assign_splits(task_ids: Sequence[str], ratios: Sequence[float], seed: int) -
     counts = split_counts(len(order), ratios)
     names = [name for name, count in zip(SPLITS, counts, strict=True) for _ in range(count)]
     return dict(zip(order, names, strict=True))
+
+
+def split_problems(
+    problems: Sequence[Problem], split: str, ratios: Sequence[float], seed: int
+) -> list[Problem]:
+    """The problems of one split, by the builder's own splitting (all problems, dataset order,
+    the config's seed and ratios), so they are exactly the build's ``split`` problems."""
+    split_of = assign_splits([p.task_id for p in problems], ratios, seed)
+    return [p for p in problems if split_of[p.task_id] == split]

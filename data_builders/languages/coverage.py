@@ -1,32 +1,36 @@
 """How many of HE-Eval's extended Python tests translate into each HumanEval-X language, and why
 the rest do not.
 
-``python -m data_builders.languages.coverage --humaneval-x DIR`` builds (or reads from the
-extension cache, the same one ``build humaneval`` uses) HE-Eval's extended suites and tries
-every case against every language's declared signature; it prints one line per language and
-the commonest reasons. A task counts as translated when at least one of its cases translates.
+``python -m data_builders coverage --humaneval-x DIR`` (:mod:`data_builders.coverage`) builds (or
+reads from the extension cache, the same one ``build humaneval`` uses) HE-Eval's extended suites
+and tries every case against every language's declared signature; it prints one line per
+language and the commonest reasons. A task counts as translated when at least one of its cases
+translates.
 """
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-import re
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.languages.assertions import assertion
-from data_builders.languages.literals import Untranslatable
-from data_builders.languages.types import LANGUAGES, TypeParseError, parse_signature
+from data_builders.languages.translate import Case, reason_key, translate_task
+
+__all__ = [
+    "FILE_NAMES",
+    "Case",
+    "LanguageCoverage",
+    "coverage",
+    "load_rows",
+    "reason_key",  # from data_builders.languages.translate
+    "translate_task",  # from data_builders.languages.translate
+]
 
 FILE_NAMES = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
-Case = tuple[Sequence[Any], Any]
 
 
 @dataclass
@@ -54,32 +58,6 @@ class LanguageCoverage:
             f"{self.language:5s} tasks {self.tasks_translated}/{self.tasks}  "
             f"tests {self.tests_translated}/{self.tests} ({share:.1f}%)"
         )
-
-
-def reason_key(reason: str) -> str:
-    """Group reasons: mask the concrete values (``int 3000000000`` -> ``int N``)."""
-    reason = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "<value>", reason)
-    reason = re.sub(r"-?\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b", "N", reason)
-    return reason
-
-
-def translate_task(
-    row: dict, cases: Sequence[Case], entry_point: str | None = None
-) -> tuple[list[str], Counter[str]]:
-    """Assertions for the cases of one HumanEval-X row, and the masked reasons of the others."""
-    reasons: Counter[str] = Counter()
-    try:
-        sig = parse_signature(row, entry_point)
-    except TypeParseError as exc:
-        reasons[f"signature: {reason_key(str(exc).split(': ', 1)[-1])}"] += len(cases)
-        return [], reasons
-    out = []
-    for args, expected in cases:
-        try:
-            out.append(assertion(sig, args, expected))
-        except Untranslatable as exc:
-            reasons[reason_key(exc.reason)] += 1
-    return out, reasons
 
 
 def coverage(
@@ -130,49 +108,8 @@ def load_rows(folder: Path, language: str) -> list[dict]:
 
 
 def _build_suites(max_problems: int | None, workers: int, cache: str | None) -> tuple[dict, dict]:
-    """HE-Eval's extended suites (cached like ``build humaneval``) and entry points of the
-    first ``max_problems`` HumanEval tasks (``build humaneval-x`` makes them the same way)."""
-    from data_builders.dataset.config import load_config
-    from data_builders.dataset.humaneval_x import python_suites
-    from data_builders.dataset.pipeline import load_problems
+    """Kept for ``benchmarks/humaneval_x_extended.py``: forwards to
+    :func:`data_builders.dataset.humaneval_x.humaneval_suites` (import that instead)."""
+    from data_builders.dataset.humaneval_x import humaneval_suites
 
-    count = len(load_problems("humaneval", None)) if max_problems is None else max_problems
-    return python_suites(
-        range(count), load_config("humaneval"), workers, Path(cache) if cache else None
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--humaneval-x", required=True, type=Path, help="folder of humaneval_<lang>.jsonl.gz"
-    )
-    parser.add_argument("--languages", default=",".join(LANGUAGES))
-    parser.add_argument("--max-problems", type=int, default=None)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument(
-        "--cache-dir", default=None, help="extension cache (default ~/.cache/unice/extension)"
-    )
-    parser.add_argument("--reasons", type=int, default=6, help="reasons listed per language")
-    args = parser.parse_args(argv)
-    try:
-        languages = [x.strip() for x in args.languages.split(",") if x.strip()]
-        unknown = sorted(set(languages) - set(LANGUAGES))
-        if unknown:
-            raise UserError(f"--languages: unknown {unknown}; choose from {', '.join(LANGUAGES)}")
-        rows = {lang: load_rows(args.humaneval_x, lang) for lang in languages}
-        suites, entries = _build_suites(args.max_problems, args.workers, args.cache_dir)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    n_cases = sum(len(c) for c in suites.values())
-    print(f"HE-Eval extended cases: {n_cases} in {sum(1 for c in suites.values() if c)} tasks")
-    for cov in coverage(suites, rows, entries).values():
-        print(cov.line())
-        for reason, count in cov.reasons.most_common(args.reasons):
-            print(f"      {count:6d}  {reason}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return humaneval_suites(max_problems, workers, cache)

@@ -20,7 +20,6 @@ from data_builders.candidates.local import (
     load_engine_settings,
     local_candidates,
     resolve_gguf,
-    split_problems,
 )
 from data_builders.errors import UserError
 from data_builders.problems.base import Problem
@@ -151,7 +150,7 @@ def test_missing_smollm2_gguf_is_one_line(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_split_problems_match_the_builder_split() -> None:
-    from data_builders.dataset.splits import assign_splits
+    from data_builders.dataset.splits import assign_splits, split_problems
 
     problems = [Problem(f"P/{i}", "", "", "", None) for i in range(50)]
     split_of = assign_splits([p.task_id for p in problems], (0.72, 0.14, 0.14), 7)
@@ -188,22 +187,23 @@ def test_build_with_generate_local_labels_and_resumes(
 def test_samples_file_cli_writes_complete_problems(
     gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from data_builders.__main__ import main
     from tests.datasets.conftest import MBPP_ORIGINAL
 
     source = tmp_path / "mbpp.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in MBPP_ORIGINAL))
     monkeypatch.setattr(local, "load_engine", lambda path, settings: StubEngine(fail_on={4}))
     out = tmp_path / "samples.jsonl"
-    argv = ["mbpp", "--source", str(source), "--out", str(out), "--generate", f"local:{gguf}"]
-    argv += ["--n", "3", "--cache-dir", str(tmp_path / "cache")]
-    assert local.main(argv) == 0
+    argv = ["sample", "mbpp", "--source", str(source), "--out", str(out)]
+    argv += ["--generate", f"local:{gguf}", "--n", "3", "--cache-dir", str(tmp_path / "cache")]
+    assert main(argv) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     # the problem with a failed sample is not written until it has all three
     assert len(lines) == 3 * (len(MBPP_ORIGINAL) - 1)
     assert {line["generator"] for line in lines} == {"local:tiny.Q4_1"}
     assert all("solution" in line for line in lines)
     cached = tmp_path / "cached.jsonl"
-    assert local.main([*argv[:4], str(cached), *argv[5:], "--cached-only"]) == 0
+    assert main([*argv[:5], str(cached), *argv[6:], "--cached-only"]) == 0
     assert cached.read_text() == out.read_text()
 
 
