@@ -51,6 +51,7 @@ def _read_shard(folder: Path) -> tuple[dict[str, Any], dict[str, Any], list, lis
 
 def merge_shards(shards: list[Path], out: Path) -> dict[str, Any]:
     """Check and join shards; returns the merged statistics."""
+    from data_builders.dataset.cards import card_extras
     from data_builders.dataset.finalize import finalize
 
     read = [(_read_shard(folder), folder) for folder in shards]
@@ -69,7 +70,7 @@ def merge_shards(shards: list[Path], out: Path) -> dict[str, Any]:
     meta = read[0][0][0].get("meta")
     if meta is None:
         raise UserError(f"{shards[0]}: shard metadata lacks provenance; rebuild the shard")
-    return finalize(out, rows, tasks, meta)
+    return finalize(out, rows, tasks, meta, card_extras(meta))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,34 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from data_builders.dataset.decontaminate import card_lines
 from data_builders.dataset.splits import SPLITS
 
-_NAMES = {
-    "humaneval": "HE-Eval",
-    "mbpp": "MBPP-Eval",
-    "apps": "APPS-Eval",
-    "humaneval-x": "HE-Eval-X",
-}
+
+@dataclass(frozen=True)
+class CardExtras:
+    """What one dataset adds to the generic ``stats.json`` and card (which name no dataset:
+    :mod:`data_builders.dataset.cards` picks a dataset's extras).
+
+    Attributes:
+        title: the dataset's name in the card's heading (``HE-Eval``, ``HE-Eval-X C++``);
+            empty: the ``dataset`` field of ``stats.json``.
+        command: the ``build`` arguments that make it (``humaneval-x --language cpp``);
+            empty: the ``dataset`` field.
+        stats: extra ``stats.json`` entries, each computed from the kept task records
+            (written after ``decontamination``, in this order).
+        sections: card sections, each lines from the final statistics, placed after the
+            extended-tests paragraph and before "Provenance".
+    """
+
+    title: str = ""
+    command: str = ""
+    stats: Mapping[str, Callable[[Sequence[Mapping[str, Any]]], Any]] = field(default_factory=dict)
+    sections: Sequence[Callable[[Mapping[str, Any]], list[str]]] = ()
 
 
 def _fmt(value: float) -> str:
     return f"{value:.4f}".lstrip("0") if 0 <= value < 1 else f"{value:.4f}"
 
 
-def render_card(stats: Mapping[str, Any]) -> str:
-    """Markdown card: the paper's dataset-table columns, the extension summary, provenance."""
-    from data_builders.dataset import humaneval_x
-
-    name = _NAMES.get(stats["dataset"], stats["dataset"])
-    command = stats["dataset"]
-    if stats.get("language"):  # HE-Eval-X
-        name += f" {humaneval_x.LANGUAGE_NAMES.get(stats['language'], stats['language'])}"
-        command += f" --language {stats['language']}"
+def render_card(stats: Mapping[str, Any], extras: CardExtras | None = None) -> str:
+    """Markdown card: the paper's dataset-table columns, the extension summary, ``extras``'
+    sections, provenance."""
+    extras = extras or CardExtras()
+    name = extras.title or stats["dataset"]
+    command = extras.command or stats["dataset"]
     splits = stats["splits"]
     ext = stats["extension"]
     lines = [
@@ -67,7 +80,7 @@ def render_card(stats: Mapping[str, Any]) -> str:
         f"{overall['base_passing_exposed']:,} fail an extended test. Per-task counts are in "
         "`stats.json` (`tests_per_task`).",
         "",
-        *humaneval_x.card_lines(stats),
+        *(line for section in extras.sections for line in section(stats)),
         "## Provenance",
         "",
         f"- candidates: {', '.join(stats['candidate_sources']) or 'none'}",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.dataset import decontaminate
-from data_builders.dataset.card import plot_pass_ratio, render_card
+from data_builders.dataset.card import CardExtras, plot_pass_ratio, render_card
 from data_builders.dataset.splits import SPLITS, assign_splits
 from data_builders.dataset.stats import dataset_stats
 from data_builders.jsonl import atomic_writer, write_jsonl
@@ -29,6 +29,7 @@ def finalize(
     rows: Sequence[Mapping[str, Any]],
     tasks: Sequence[Mapping[str, Any]],
     meta: Mapping[str, Any],
+    extras: CardExtras | None = None,
 ) -> dict[str, Any]:
     """Write ``{train,dev,test}.jsonl``, ``stats.json``, ``README.md`` and ``pass_ratio.png``.
 
@@ -37,6 +38,8 @@ def finalize(
         rows: labelled candidates, each with ``_order`` (its position in the dataset order).
         tasks: one record per problem, each with ``_index`` (the problem's dataset position).
         meta: provenance recorded in ``stats.json`` (dataset, seed, split_ratios, ...).
+        extras: what this dataset adds to ``stats.json`` and the card
+            (:func:`data_builders.dataset.cards.card_extras`); None: nothing.
 
     Returns:
         The statistics written to ``stats.json``.
@@ -56,14 +59,13 @@ def finalize(
     stats = dataset_stats(by_split, tasks, split_of, meta)
     settings = (meta.get("config") or {}).get("decontamination")
     stats["decontamination"] = decontaminate.summary(dropped, split_of, settings)
-    if meta.get("dataset") == "humaneval-x":  # where each language's tests came from
-        from data_builders.dataset.humaneval_x import translation_summary
-
-        stats["translation"] = translation_summary(tasks)
+    extras = extras or CardExtras()
+    for key, compute in extras.stats.items():
+        stats[key] = compute(tasks)
     with atomic_writer(out_dir / "stats.json") as handle:
         json.dump(stats, handle, indent=2)
         handle.write("\n")
     with atomic_writer(out_dir / "README.md") as handle:
-        handle.write(render_card(stats))
+        handle.write(render_card(stats, extras))
     plot_pass_ratio(by_split, out_dir / "pass_ratio.png")
     return stats

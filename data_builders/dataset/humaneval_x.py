@@ -41,14 +41,16 @@ from typing import Any
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.dataset.convention import code_without_prompt, task_text
+from data_builders.dataset.humaneval_x_card import card_lines as card_lines  # re-exported
+from data_builders.dataset.humaneval_x_card import translation_summary as translation_summary
 from data_builders.dataset.labels import make_row
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
 from data_builders.execution.calibrate import LimitPolicy
 from data_builders.execution.types import ProgramResult
 from data_builders.problems.base import Problem
+from data_builders.problems.humaneval_x import LANGUAGE_NAMES
 
-LANGUAGE_NAMES = {"cpp": "C++", "java": "Java", "js": "JavaScript", "go": "Go", "rust": "Rust"}
 Case = tuple[Sequence[Any], Any]
 
 
@@ -488,68 +490,3 @@ def _report_references(records: Sequence[Mapping[str, Any]]) -> None:
             "their tasks are kept, flagged in stats.json",
             file=sys.stderr,
         )
-
-
-# -- statistics and card ---------------------------------------------------------------------
-def translation_summary(tasks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``stats.json``'s ``translation``: where each task's tests came from, summed."""
-    reasons: Counter[str] = Counter()
-    fails: Counter[str] = Counter()
-    total = Counter()
-    tests = sorted(t["n_tests"] for t in tasks)
-    for task in tasks:
-        info = task.get("translation") or {}
-        reasons.update(info.get("untranslatable_reasons", {}))
-        fails.update(info.get("canonical_fails", {}))
-        for key in ("cases", "untranslatable", "kept"):
-            total[key] += info.get(key, 0)
-    return {
-        "extended_cases": total["cases"],
-        "untranslatable": total["untranslatable"],
-        "untranslatable_reasons": dict(reasons.most_common()),
-        "canonical_fails": dict(fails),
-        "kept": total["kept"],
-        "median_tests": tests[len(tests) // 2] if tests else 0,
-        "tasks_with_100_plus": sum(n >= 100 for n in tests),
-        "canonical_passing_tasks": sum(bool(t.get("reference_passes")) for t in tasks),
-        "canonical_failing": [t["task_id"] for t in tasks if not t.get("reference_passes")],
-    }
-
-
-def card_lines(stats: Mapping[str, Any]) -> list[str]:
-    """The card's section on how the tests of this language were made."""
-    info = stats.get("translation")
-    if not info:
-        return []
-    name = LANGUAGE_NAMES.get(stats.get("language", ""), stats.get("language", ""))
-    tasks = stats["overall"]["tasks"]
-    fails = sum(info["canonical_fails"].values())
-    by_status = ", ".join(f"{n} {s}" for s, n in sorted(info["canonical_fails"].items()))
-    reasons = "; ".join(f"{r} ({n})" for r, n in list(info["untranslatable_reasons"].items())[:5])
-    failing = ", ".join(info["canonical_failing"][:10]) or "none"
-    limits = stats.get("assertion_limits") or {}
-    return [
-        f"## Tests in {name}",
-        "",
-        f"Each task's tests are HumanEval-X's own assertions, then HE-Eval's extended inputs "
-        f"written as {name} assertions through the task's declared types "
-        "(`data_builders/languages/`). The expected values are the Python reference's, so "
-        f"only the translated assertions {name}'s canonical solution passes are kept.",
-        "",
-        f"- HE-Eval's extended cases: {info['extended_cases']:,}; untranslatable "
-        f"{info['untranslatable']:,}; the canonical solution fails {fails:,}"
-        + (f" ({by_status})" if by_status else "")
-        + f"; kept {info['kept']:,}.",
-        f"- tests per task: mean {stats['extension']['mean_tests']:.1f}, median "
-        f"{info['median_tests']}; {info['tasks_with_100_plus']} of {tasks} tasks have 100 or "
-        "more.",
-        f"- commonest reasons a case does not translate: {reasons or 'none'}.",
-        f"- the canonical solution passes its own tests on {info['canonical_passing_tasks']} of "
-        f"{tasks} tasks (failing: {failing}).",
-        f"- per-assertion CPU limit: clamp({limits.get('factor')} x the canonical solution's "
-        f"time on it, {limits.get('floor')} s, {limits.get('cap')} s); loading "
-        f"{(stats.get('language_limits') or {}).get('load')} s.",
-        "- decontamination is off: HE-Eval-X's tasks *are* HumanEval's. Do not train on it and "
-        "evaluate on HumanEval in any language.",
-        "",
-    ]

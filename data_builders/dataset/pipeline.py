@@ -24,6 +24,7 @@ from data_builders.candidates.base import Candidate
 from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.mutants import make_mutants, make_sample_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
+from data_builders.dataset.cards import card_extras
 from data_builders.dataset.config import BuildConfig
 from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
 from data_builders.dataset.decontaminate import drop_duplicates
@@ -416,7 +417,7 @@ def finish(
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
     full_meta = {**build_meta(request), **(meta or {})}
     if request.num_shards == 1:
-        stats = finalize(request.out, rows, tasks, full_meta)
+        stats = finalize(request.out, rows, tasks, full_meta, card_extras(full_meta))
         summary["splits"] = {k: v["samples"] for k, v in stats["splits"].items()}
         summary["mean_tests"] = stats["extension"]["mean_tests"]
     summary["seconds"] = round(time.monotonic() - started, 1)

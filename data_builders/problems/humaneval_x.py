@@ -30,6 +30,7 @@ from data_builders.problems.stops import cut_at_stops
 HUB_NAME = "THUDM/humaneval-x"
 PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
 HUB_CONFIGS = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
+LANGUAGE_NAMES = {"cpp": "C++", "java": "Java", "js": "JavaScript", "go": "Go", "rust": "Rust"}
 CPP_HELPERS = (
     "#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
     "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
