@@ -86,8 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def load_problems(name: str, problems_file: Path | None) -> dict[str, Problem]:
-    """The problem set for ``--problems``/``--problems-file``."""
+def problem_set(name: str, problems_file: Path | None) -> dict[str, Problem]:
+    """The problem set for ``--problems``/``--problems-file`` (Python), by task_id."""
     from data_builders.problems.humaneval import load_humaneval, load_humaneval_file
 
     if problems_file is not None:
@@ -98,6 +98,11 @@ def load_problems(name: str, problems_file: Path | None) -> dict[str, Problem]:
             "mbpp_sanitized_humaneval_format.jsonl)"
         )
     return load_humaneval()
+
+
+# The former name (unice/cli/score.py imports it); problem sources' loaders are
+# data_builders.problems.<source>.load_problems.
+load_problems = problem_set
 
 
 def read_samples(path: Path, problems: dict[str, Problem]) -> list[dict[str, Any]]:
@@ -174,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
             policy = load_policy(args.limits or DEFAULT_CONFIG)
         except LimitConfigError as exc:
             raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
-    problems = load_problems(args.problems, args.problems_file)
+    problems = problem_set(args.problems, args.problems_file)
     samples = read_samples(args.samples, problems)
     if policy is None:
         limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts)

@@ -28,7 +28,7 @@ from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
 from data_builders.problems.base import Problem
 
 
-def load_problems(problems_file: Path | None, task_ids: set[str]) -> dict[str, Problem]:
+def humaneval_x_problems(problems_file: Path | None, task_ids: set[str]) -> dict[str, Problem]:
     """The HumanEval-X problems for ``task_ids`` (file, else hub per language)."""
     from data_builders.problems.humaneval_x import (
         PREFIXES,
@@ -85,7 +85,7 @@ def run_humaneval_x(args: argparse.Namespace) -> int:
 
     _check_args(args)
     samples = read_samples(args.samples)
-    problems = load_problems(args.problems_file, {s["task_id"] for s in samples})
+    problems = humaneval_x_problems(args.problems_file, {s["task_id"] for s in samples})
     _check_task_ids(args, samples, problems)
     programs = []
     for sample in samples:

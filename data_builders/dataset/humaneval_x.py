@@ -49,34 +49,9 @@ from data_builders.errors import UserError
 from data_builders.execution.calibrate import LimitPolicy
 from data_builders.execution.types import ProgramResult
 from data_builders.problems.base import Problem
-from data_builders.problems.humaneval_x import LANGUAGE_NAMES
+from data_builders.problems.humaneval_x import LANGUAGE_NAMES, number
 
 Case = tuple[Sequence[Any], Any]
-
-
-# -- problems --------------------------------------------------------------------------------
-def load_problems(language: str, problems_file: str | None) -> list[Problem]:
-    """Language ``language``'s HumanEval-X tasks in task-number order (``--problems-file``,
-    else the hub's ``THUDM/humaneval-x``; offline: one line naming ``--problems-file``)."""
-    from data_builders.problems.humaneval_x import load_humaneval_x_file, load_humaneval_x_hub
-
-    problems = (
-        load_humaneval_x_file(problems_file) if problems_file else load_humaneval_x_hub(language)
-    )
-    mine = [p for p in problems.values() if p.metadata["language"] == language]
-    if not mine:
-        found = sorted({p.metadata["language"] for p in problems.values()})
-        raise UserError(
-            f"{problems_file}: no {LANGUAGE_NAMES[language]} task in the file (it holds "
-            f"{', '.join(found)}); pass humaneval_{language}.jsonl[.gz] or --language "
-            f"{found[0]}"
-        )
-    return sorted(mine, key=lambda p: number(p.task_id))
-
-
-def number(task_id: str) -> int:
-    """``7`` for ``CPP/7``: the HumanEval task it translates."""
-    return int(task_id.split("/", 1)[1])
 
 
 def check_request(request: Any) -> None:
@@ -434,14 +409,14 @@ def label_chunk(
 
 def run_build_x(request: Any) -> dict[str, Any]:
     """Build (or resume) HE-Eval-X for ``request.language``; the summary ``run_build`` gives."""
-    from data_builders.dataset.pipeline import finish, label_candidates
+    from data_builders.dataset.pipeline import finish, label_candidates, load_problems
     from data_builders.dataset.store import ProgressStore
     from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
 
     started = time.monotonic()
     check_request(request)
     language, cfg = request.language, request.config
-    problems = load_problems(language, request.source)
+    problems = load_problems("humaneval-x", request.source, language)
     by_id = {p.task_id: p for p in problems}
     if request.max_problems is not None:
         problems = problems[: request.max_problems]

@@ -170,22 +170,27 @@ def _file_digest(path: Path) -> str:
     return f"{path.name}:{digest}"
 
 
-def load_problems(dataset: str, source: str | None) -> list[Problem]:
-    """All problems of ``dataset`` in their canonical order."""
+def problem_source(dataset: str) -> Any:
+    """The problem source module of a dataset ``build`` makes: each has a
+    ``load_problems(source, language)`` of the same shape (:mod:`data_builders.problems`)."""
     if dataset == "humaneval":
-        from data_builders.problems.humaneval import load_humaneval, load_humaneval_file
-
-        problems = list((load_humaneval_file(source) if source else load_humaneval()).values())
+        from data_builders.problems import humaneval as module
     elif dataset == "mbpp":
-        from data_builders.problems.mbpp import load_mbpp
-
-        problems = load_mbpp(source)
+        from data_builders.problems import mbpp as module
     elif dataset == "apps":
-        from data_builders.problems.apps import load_apps
-
-        problems = load_apps(source)
+        from data_builders.problems import apps as module
+    elif dataset == "humaneval-x":
+        from data_builders.problems import humaneval_x as module
     else:
-        raise UserError(f"unknown dataset {dataset!r}; choose humaneval, mbpp or apps")
+        raise UserError(f"unknown dataset {dataset!r}; choose humaneval, mbpp, apps or humaneval-x")
+    return module
+
+
+def load_problems(dataset: str, source: str | None, language: str | None = None) -> list[Problem]:
+    """All problems of ``dataset`` in their canonical order (``language``: HE-Eval-X's), from
+    ``source`` (a file or folder; None: the source's default), each checked: no duplicate
+    task_id, a reference solution."""
+    problems = problem_source(dataset).load_problems(source, language)
     seen: set[str] = set()
     for problem in problems:
         if problem.task_id in seen:

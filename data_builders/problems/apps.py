@@ -20,7 +20,7 @@ from typing import Any
 from data_builders.errors import UserError
 from data_builders.execution.values import int_from_decimal
 from data_builders.jsonl import read_jsonl
-from data_builders.problems.base import Problem
+from data_builders.problems.base import Problem, python_only
 from data_builders.problems.mbpp import hub_offline
 
 HUB_NAME = "codeparrot/apps"
@@ -189,3 +189,10 @@ def load_apps(source: str | None) -> list[Problem]:
     if path.is_file():
         return load_apps_jsonl(path)
     raise UserError(f"--source {source}: no such file or folder")
+
+
+def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
+    """All APPS problems (:func:`load_apps`; this source's loader, see
+    :mod:`data_builders.problems`)."""
+    python_only(language, "APPS")
+    return load_apps(None if source is None else str(source))

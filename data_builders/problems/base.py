@@ -93,3 +93,11 @@ def join_completion(prompt: str, completion: str) -> str:
         return program
     reindented = prompt + reindent(completion)
     return reindented if compiles(reindented) else program
+
+
+def python_only(language: str | None, source: str) -> None:
+    """For a Python problem source's ``load_problems``: ``language`` must be None or python."""
+    if language not in (None, "python"):
+        from data_builders.errors import UserError
+
+        raise UserError(f"{source} problems are Python only (got language {language!r})")

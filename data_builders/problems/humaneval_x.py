@@ -111,6 +111,33 @@ def load_humaneval_x_hub(language: str) -> dict[str, Problem]:
     }
 
 
+def number(task_id: str) -> int:
+    """``7`` for ``CPP/7``: the HumanEval task it translates."""
+    return int(task_id.split("/", 1)[1])
+
+
+def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
+    """Language ``language``'s HumanEval-X tasks in task-number order: ``source`` (a
+    THUDM/humaneval-x file, ``--problems-file``), else the hub's ``THUDM/humaneval-x``
+    (offline: one line naming ``--problems-file``). This source's loader, see
+    :mod:`data_builders.problems`."""
+    if language not in LANGUAGE_NAMES:
+        raise UserError(
+            f"HumanEval-X problems need a language, one of {', '.join(LANGUAGE_NAMES)} "
+            f"(got {language!r})"
+        )
+    problems = load_humaneval_x_file(source) if source else load_humaneval_x_hub(language)
+    mine = [p for p in problems.values() if p.metadata["language"] == language]
+    if not mine:
+        found = sorted({p.metadata["language"] for p in problems.values()})
+        raise UserError(
+            f"{source}: no {LANGUAGE_NAMES[language]} task in the file (it holds "
+            f"{', '.join(found)}); pass humaneval_{language}.jsonl[.gz] or --language "
+            f"{found[0]}"
+        )
+    return sorted(mine, key=lambda p: number(p.task_id))
+
+
 def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
     """(program source, test code) for a completion of ``problem``'s prompt."""
     language = problem.metadata["language"]

@@ -23,7 +23,7 @@ from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
-from data_builders.problems.base import Problem
+from data_builders.problems.base import Problem, python_only
 from data_builders.problems.humaneval import problem_from_record
 
 HUB_NAME = "google-research-datasets/mbpp"
@@ -142,3 +142,10 @@ def load_mbpp(source: str | None) -> list[Problem]:
     if source == "hub:sanitized":
         return load_mbpp_hub("sanitized")
     return load_mbpp_file(source)
+
+
+def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
+    """All MBPP problems (:func:`load_mbpp`; this source's loader, see
+    :mod:`data_builders.problems`)."""
+    python_only(language, "MBPP")
+    return load_mbpp(None if source is None else str(source))

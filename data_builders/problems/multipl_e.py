@@ -152,6 +152,14 @@ def load_multipl_e(source: str | None, language: str) -> list[MultiPLEProblem]:
     return load_multipl_e_hub(f"humaneval-{language}")
 
 
+def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
+    """MultiPL-E's HumanEval problems in ``language`` (:func:`load_multipl_e`; this source's
+    loader, see :mod:`data_builders.problems`)."""
+    if not language:
+        raise UserError("MultiPL-E problems need a language (e.g. js, cpp)")
+    return list(load_multipl_e(None if source is None else str(source), language))
+
+
 def match_samples(
     problems: Sequence[MultiPLEProblem], samples: str | os.PathLike[str]
 ) -> list[tuple[str, int, str]]:
