@@ -89,6 +89,16 @@ class Interned:
     interned: bool
 
 
+@dataclass(frozen=True)
+class GoValue:
+    """A Go value and its type as ``reflect.Type.String()`` writes it: ``payload`` a scalar,
+    a tuple of GoValues (slice, array, struct fields), a tuple of (key, value) pairs (map),
+    or None (a nil slice, map, pointer or interface)."""
+
+    type: str
+    payload: Any
+
+
 class Undefined:
     _instance: Undefined | None = None
 
@@ -173,6 +183,8 @@ def _decode(value: Any, depth: int) -> Any:
         return UNDEFINED
     if tag in _JAVA_INTS:
         return _JAVA_INTS[tag](int(inner))
+    if tag == "$go":
+        return _decode_go(inner, depth)
     if tag == "$optional":
         return JOptional(tuple(_decode(v, depth + 1) for v in inner))
     if tag == "$interned":
@@ -185,9 +197,28 @@ def _decode(value: Any, depth: int) -> Any:
         return JsObject(tuple((str(k), _decode(v, depth + 1)) for k, v in inner))
     if tag in ("$map", "$set"):
         return Tagged(tag, _decode(inner, depth + 1))
-    if tag in ("$function", "$symbol", "$opaque", "$toolong", "$class"):
+    if tag in ("$function", "$symbol", "$opaque", "$toolong", "$class", "$assertion_panic"):
         return Tagged(tag, None)
     raise ValueError(f"unknown tag {tag!r}")
+
+
+def _decode_go(inner: Any, depth: int) -> GoValue:
+    kind, type_, payload = inner
+    if payload is None:
+        return GoValue(type_, None)
+    if kind == "int":
+        return GoValue(type_, int(payload))
+    if kind == "float":
+        bits = bytes.fromhex(payload)
+        return GoValue(type_, struct.unpack(">d" if len(bits) == 8 else ">f", bits)[0])
+    if kind in ("string", "bool"):
+        return GoValue(type_, payload)
+    if kind in ("list", "ptr"):
+        return GoValue(type_, tuple(_decode(v, depth + 1) for v in payload))
+    if kind == "map":
+        pairs = tuple((_decode(k, depth + 1), _decode(v, depth + 1)) for k, v in payload)
+        return GoValue(type_, pairs)
+    return GoValue(type_, ("opaque", payload))
 
 
 # -- judging -------------------------------------------------------------------------------
@@ -221,6 +252,20 @@ def _compare(check: Check, actual: Any) -> bool:
     lang, op = check.language, check.op
     if lang == "java":
         return _java_compare(check, actual)
+    if lang == "rust":
+        if op == "truthy":
+            if not isinstance(actual, bool):
+                raise TypeError("not a bool")
+            return actual
+        if op == "close":
+            return _holds_close(check, _cpp_number(actual))
+        return rust_eq(actual, check.expected)
+    if lang == "go":
+        if op == "close":
+            if not isinstance(actual, GoValue) or not isinstance(actual.payload, int | float):
+                return False
+            return _holds_close(check, actual.payload)
+        return go_deep_equal(actual, check.expected)
     if op == "truthy":
         return js_truthy(actual) if lang == "js" else cpp_truthy(actual)
     if op == "eq":
@@ -409,6 +454,73 @@ def java_identity(actual: Any, expected: Any) -> bool:
     if isinstance(actual, int | float) and isinstance(expected, int | float):
         return actual == expected
     return False
+
+
+# -- Rust semantics ------------------------------------------------------------------------
+def rust_eq(actual: Any, expected: Any) -> bool:
+    """Rust's ``==`` between a value and a constant of the same (inferred) type: a float
+    constant compared with an ``f32`` is an ``f32``; ``Vec``, arrays, slices and tuples
+    element-wise; ``Option``; ``String`` and ``&str``; a map or set by its entries."""
+    if isinstance(actual, Tagged) and actual.tag in ("$map", "$set"):
+        if not isinstance(expected, list):
+            return False
+        items = [tuple(p) if isinstance(p, list) else p for p in expected]
+        mine = [tuple(p) if isinstance(p, list) else p for p in actual.value]
+        return len(items) == len(mine) and all(
+            any(rust_eq(list(a) if isinstance(a, tuple) else a, list(e) if isinstance(e, tuple) else e)
+                for a in mine) for e in items
+        )  # fmt: skip
+    if isinstance(actual, list):
+        return (
+            isinstance(expected, list)
+            and len(actual) == len(expected)
+            and all(rust_eq(a, e) for a, e in zip(actual, expected, strict=True))
+        )
+    if isinstance(actual, JOptional):
+        return (
+            isinstance(expected, JOptional)
+            and len(actual.value) == len(expected.value)
+            and all(rust_eq(a, e) for a, e in zip(actual.value, expected.value, strict=True))
+        )
+    if isinstance(actual, str) or isinstance(expected, str):
+        return isinstance(actual, str) and isinstance(expected, str) and actual == expected
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return isinstance(actual, bool) and isinstance(expected, bool) and actual == expected
+    if isinstance(actual, JChar) or isinstance(expected, JChar):
+        return isinstance(actual, JChar) and isinstance(expected, JChar) and actual == expected
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        if isinstance(actual, F32):
+            return actual == to_f32(float(expected))
+        return actual == expected
+    return False
+
+
+# -- Go semantics --------------------------------------------------------------------------
+def go_deep_equal(actual: Any, expected: Any) -> bool:
+    """testify's ``ObjectsAreEqual(expected, actual)``: ``reflect.DeepEqual`` (same types, a
+    nil slice is not an empty one, NaN equals nothing) and ``nil`` only equal to ``nil``."""
+    if not isinstance(actual, GoValue) or not isinstance(expected, GoValue):
+        return False
+    if actual.type != expected.type:
+        return False
+    a, e = actual.payload, expected.payload
+    if a is None or e is None:
+        return a is None and e is None
+    if isinstance(e, tuple) and e and isinstance(e[0], tuple) and expected.type.startswith("map["):
+        if not isinstance(a, tuple) or len(a) != len(e):
+            return False
+        return all(
+            any(go_deep_equal(ak, ek) and go_deep_equal(av, ev) for ak, av in a) for ek, ev in e
+        )
+    if isinstance(e, tuple):
+        return (
+            isinstance(a, tuple)
+            and len(a) == len(e)
+            and all(go_deep_equal(x, y) for x, y in zip(a, e, strict=True))
+        )
+    if isinstance(e, bool) or isinstance(a, bool):
+        return isinstance(e, bool) and isinstance(a, bool) and a == e
+    return a == e
 
 
 # -- JavaScript semantics ------------------------------------------------------------------
@@ -707,6 +819,12 @@ class _Reader:
 
     def _primary(self) -> Any:
         ch = self.peek()
+        if ch == "(" and self.language == "rust":  # a tuple, or a parenthesised value
+            self.i += 1
+            items = self.items(")")
+            if len(items) == 1 and not self.text[: self.i - 1].rstrip().endswith(","):
+                return items[0]
+            return items
         if ch == "(":
             self.i += 1
             inner = self.value()
@@ -718,16 +836,19 @@ class _Reader:
         if ch == "{" and self.language != "java":
             self.i += 1
             return self._js_object() if self.language == "js" else self.items("}")
-        if ch == "[" and self.language == "js":
+        if ch == "[" and self.language in ("js", "rust"):
             self.i += 1
-            return self.items("]")
+            return self._postfix(self.items("]"))
+        if ch == "&" and self.language == "rust":  # a reference compares as its value
+            self.i += 1
+            return self._primary()
         if ch == '"' or (ch in "'`" and self.language == "js"):
-            return self._strings(ch)
+            return self._postfix(self._strings(ch))
         if ch == "'":
             text = self._quoted("'")
             if len(text) != 1:
                 raise NotLiteral("multi-character char literal")
-            return JChar(ord(text)) if self.language == "java" else ord(text)
+            return JChar(ord(text)) if self.language in ("java", "rust") else ord(text)
         if ch.isdigit() or ch == ".":
             return self._number()
         return self._word()
@@ -742,6 +863,20 @@ class _Reader:
             raise NotLiteral("BigInt literal")
         if self.language == "java":
             return _java_number(body, suffix)
+        if self.language == "rust":
+            rust = re.compile(r"_*(?:[iu](?:8|16|32|64|128|size)|f32|f64)?").match(
+                self.text, match.end(1)
+            )
+            assert rust is not None
+            self.i = rust.end()
+            body = body.replace("_", "")
+            hexadecimal = body[:2].lower() in ("0x", "0b", "0o")
+            if rust.group().strip("_").startswith("f") or (
+                not hexadecimal and any(c in body for c in ".eE")
+            ):
+                value = float(body)
+                return to_f32(value) if "f32" in rust.group() else value
+            return int(body, 0) if hexadecimal else int(body)
         if body[:2].lower() in ("0x", "0b"):
             value: Any = int(body, 0)
         elif any(c in body for c in ".eE"):
@@ -791,7 +926,7 @@ class _Reader:
             if not match:
                 raise NotLiteral("bad \\x escape")
             return i + 1 + match.end(), chr(int(match.group(), 16) & 0xFF)
-        if ch == "u" and self.language in ("js", "java"):
+        if ch == "u" and self.language in ("js", "java", "rust"):
             braced = re.match(r"\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4})", self.text[i + 1 :])
             if not braced:
                 raise NotLiteral("bad \\u escape")
@@ -855,7 +990,62 @@ class _Reader:
             return JOptional(())
         return args
 
+    def _postfix(self, value: Any) -> Any:
+        """Rust: ``.to_string()``, ``.to_owned()``, ``.into()`` on a constant (same value)."""
+        if self.language != "rust":
+            return value
+        while True:
+            match = re.compile(r"\s*\.\s*(?:to_string|to_owned|into|to_vec)\s*\(\s*\)").match(
+                self.text, self.i
+            )
+            if match is None:
+                return value
+            self.i = match.end()
+
+    def _rust_word(self) -> Any:
+        match = re.compile(
+            r"vec!\s*\[|Some\s*\(|None\b|String\s*::\s*(?:from|new)\s*\(|Vec\s*::\s*new\s*\("
+            r"|HashMap\s*::\s*(?:from|new)\s*\(|true\b|false\b"
+        ).match(self.text, self.i)
+        if match is None:
+            raise NotLiteral("not a Rust literal")
+        self.i = match.end()
+        word = match.group()
+        if word.startswith("vec!"):
+            return self._postfix(self.items("]"))
+        if word in ("true", "false"):
+            return word == "true"
+        if word == "None":
+            return JOptional(())
+        args = self.items(")")
+        if word.startswith("Some"):
+            if len(args) != 1:
+                raise NotLiteral("Some takes one value")
+            return JOptional((args[0],))
+        if word.startswith("Vec"):
+            if args:
+                raise NotLiteral("Vec::new takes nothing")
+            return []
+        if word.startswith("HashMap"):  # its (key, value) pairs; compared as a map
+            if "new" in word:
+                if args:
+                    raise NotLiteral("HashMap::new takes nothing")
+                return []
+            pairs = args[0] if len(args) == 1 and isinstance(args[0], list) else None
+            if pairs is None or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+                raise NotLiteral("HashMap::from of a non-list of pairs")
+            return pairs
+        if "new" in word:
+            if args:
+                raise NotLiteral("String::new takes nothing")
+            return ""
+        if len(args) != 1 or not isinstance(args[0], str):
+            raise NotLiteral("String::from of a non-string")
+        return self._postfix(args[0])
+
     def _word(self) -> Any:
+        if self.language == "rust":
+            return self._rust_word()
         if self.language == "java" and _JAVA_CALL.match(self.text, self.i):
             return self._java_call()
         match = _IDENT.match(self.text, self.i)

@@ -8,8 +8,8 @@ from the value the program wrote (docs/languages.md, "Verdicts on the host"), so
 program reports, a wrong value is never a pass. The controls (correct programs, with the same
 harness) still pass every assertion, and the wrong programs without an attack fail them all.
 
-Languages still judged in the program (Go, Rust) are not here: docs/languages.md says why
-and what is left.
+Every language is here; the assertions each leaves in the program (loops, properties, expected
+values held in variables) are counted per row (docs/languages.md).
 """
 
 from __future__ import annotations
@@ -336,3 +336,169 @@ def test_java_in_program_cases_are_counted(foreign) -> None:
     # a string literal == is identity (the returned literal is the interned instance: it holds)
     assert statuses(result) == ["pass"] * 7
     assert result.judged_in_program == 2
+
+
+# -- Go ------------------------------------------------------------------------------------
+GO_TEST = """package main
+
+import (
+    "fmt"
+    "math"
+    "os"
+    "testing"
+    "github.com/stretchr/testify/assert"
+)
+
+func TestAll(t *testing.T) {
+    assert := assert.New(t)
+    assert.Equal(2, F(1))
+    assert.Equal([]int{1, 2}, G(1))
+    assert.Equal(true, math.Abs(H(1)-0.5) < 1e-6)
+    assert.Equal("two", S(1))
+    assert.Equal(false, B(1))
+}
+"""
+GO_RIGHT = (
+    "func F(x int) int { return x + 1 }\nfunc G(x int) []int { return []int{x, x + 1} }\n"
+    'func H(x int) float64 { return float64(x) / 2 }\nfunc S(x int) string { return "two" }\n'
+    "func B(x int) bool { return false }\n"
+)
+GO_WRONG = (
+    "func F(x int) int { return 0 }\nfunc G(x int) []int { return []int{} }\n"
+    'func H(x int) float64 { return 7 }\nfunc S(x int) string { return "one" }\n'
+    "func B(x int) bool { return true }\n"
+)
+_GO_FORGE = (
+    "func forge(token string) {\n\tfor fd := 0; fd < 64; fd++ {\n\t\tfor k := 0; k < 5; k++ {\n"
+    '\t\t\tos.NewFile(uintptr(fd), "x").WriteString(fmt.Sprintf("\\nS %d %s\\nP %d %s\\nV %d %s 2\\n", k, token, k, token, k, token))\n'
+    "\t\t}\n\t}\n}\n"
+)
+GO_ATTACKS = {
+    "every_descriptor": _GO_FORGE
+    + GO_WRONG.replace("{ return 0 }", '{ forge(""); os.Exit(0); return 0 }'),
+    "token_by_name": _GO_FORGE
+    + GO_WRONG.replace("{ return 0 }", "{ forge(__unice_token); return 0 }"),
+    "report_by_name": GO_WRONG.replace(
+        "{ return 0 }",
+        '{ for k := 0; k < 5; k++ { __unice_mark("S", k); __unice_mark("P", k); __unice_case(k, func() bool { return true }) }; return 0 }',
+    ),
+    "skip_every_case": "func init() { __unice_start = 99 }\n" + GO_WRONG,
+    "blank_token": 'func init() { __unice_token = "" }\n' + GO_WRONG,
+    "steal_stdin_first": "var stolen = func() string { b := make([]byte, 64); n, _ := os.Stdin.Read(b); return string(b[:n]) }()\n"
+    + _GO_FORGE
+    + GO_WRONG.replace("{ return 0 }", "{ forge(stolen); return 0 }"),
+    "forge_in_defer_then_panic": GO_WRONG.replace(
+        "{ return 0 }",
+        '{ defer func() { for k := 0; k < 5; k++ { __unice_mark("P", k) }; panic("boom") }(); return 0 }',
+    ),
+    "exit_early": GO_WRONG.replace("{ return 0 }", "{ os.Exit(0); return 0 }"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(GO_ATTACKS))
+def test_go_forgery_never_passes(foreign, attack: str) -> None:
+    result = run(foreign, "go", GO_ATTACKS[attack], GO_TEST)
+    assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
+    assert result.judged_in_program == 0
+
+
+@pytest.mark.slow
+def test_go_controls(foreign) -> None:
+    right = run(foreign, "go", GO_RIGHT, GO_TEST)
+    assert statuses(right) == ["pass"] * 5, [o.detail for o in right.outcomes]
+    assert right.judged_in_program == 0
+    wrong = run(foreign, "go", GO_WRONG, GO_TEST)
+    assert statuses(wrong) == ["wrong_answer"] * 5
+    # testify's Equal is reflect.DeepEqual: an int64 is not an int
+    typed = GO_RIGHT.replace(
+        "func G(x int) []int { return []int{x, x + 1} }", "func G(x int) []int { return nil }"
+    )
+    typed = typed.replace(
+        "func F(x int) int { return x + 1 }", "func F(x int) int64 { return int64(x + 1) }"
+    )
+    assert statuses(run(foreign, "go", typed, GO_TEST)) == ["wrong_answer"] * 2 + ["pass"] * 3
+
+
+# -- Rust ----------------------------------------------------------------------------------
+RUST_TEST = """#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_all() {
+        assert!(f(1) == 2);
+        assert_eq!(g(1), vec![1, 2]);
+        assert!((h(1) - 0.5).abs() < 1e-6);
+        assert_eq!(s(1), "two");
+        assert!(!b(1));
+    }
+}
+"""
+RUST_RIGHT = (
+    "fn main() {}\nfn f(x: i32) -> i32 { x + 1 }\nfn g(x: i32) -> Vec<i32> { vec![x, x + 1] }\n"
+    'fn h(x: i32) -> f64 { x as f64 / 2.0 }\nfn s(_x: i32) -> String { "two".to_string() }\n'
+    "fn b(_x: i32) -> bool { false }\n"
+)
+RUST_WRONG = (
+    "fn main() {}\nfn f(_x: i32) -> i32 { 0 }\nfn g(_x: i32) -> Vec<i32> { vec![] }\n"
+    'fn h(_x: i32) -> f64 { 7.0 }\nfn s(_x: i32) -> String { "one".to_string() }\n'
+    "fn b(_x: i32) -> bool { true }\n"
+)
+_RUST_FORGE = (
+    "fn forge(token: &str) { use std::io::Write; for fd in 0..64 { for k in 0..5 {"
+    ' if let Ok(mut out) = std::fs::OpenOptions::new().write(true).open(format!("/proc/self/fd/{}", fd)) {'
+    ' let _ = out.write_all(format!("\\nS {k} {t}\\nP {k} {t}\\nV {k} {t} 2\\n", k = k, t = token).as_bytes()); } } } }\n'
+)
+RUST_ATTACKS = {
+    "every_descriptor": _RUST_FORGE
+    + RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }", 'fn f(_x: i32) -> i32 { forge(""); std::process::exit(0) }'
+    ),
+    "token_by_name": _RUST_FORGE
+    + RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }", "fn f(_x: i32) -> i32 { forge(__unice_token()); 0 }"
+    ),
+    "report_by_name": RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }",
+        'fn f(_x: i32) -> i32 { for k in 0..5 { __unice_mark("S", k); __unice_mark("P", k); __unice_case(k, || true); } 0 }',
+    ),
+    "shadow_assert_macros": "macro_rules! assert { ($($t:tt)*) => {}; }\n"
+    "macro_rules! assert_eq { ($($t:tt)*) => {}; }\n" + RUST_WRONG,
+    "patched_partial_eq": "#[derive(Debug)] pub struct Any;\n"
+    "impl PartialEq<i32> for Any { fn eq(&self, _: &i32) -> bool { true } }\n"
+    "impl PartialEq<Vec<i32>> for Any { fn eq(&self, _: &Vec<i32>) -> bool { true } }\n"
+    "impl PartialEq<&str> for Any { fn eq(&self, _: &&str) -> bool { true } }\n"
+    "fn main() {}\nfn f(_x: i32) -> Any { Any }\nfn g(_x: i32) -> Any { Any }\n"
+    "fn h(_x: i32) -> f64 { 7.0 }\nfn s(_x: i32) -> Any { Any }\nfn b(_x: i32) -> bool { true }\n",
+    "exit_early": RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }", "fn f(_x: i32) -> i32 { std::process::exit(0) }"
+    ),
+    "abort_in_drop": "struct Boom;\nimpl Drop for Boom { fn drop(&mut self) {"
+    ' for k in 0..5 { __unice_mark("P", k); } std::process::abort(); } }\n'
+    + RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }", "fn f(_x: i32) -> i32 { let _boom = Boom; 0 }"
+    ),
+    "steal_stdin": _RUST_FORGE
+    + RUST_WRONG.replace(
+        "fn f(_x: i32) -> i32 { 0 }",
+        "fn f(_x: i32) -> i32 { let mut t = String::new(); let _ = std::io::stdin().read_line(&mut t); forge(t.trim()); 0 }",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(RUST_ATTACKS))
+def test_rust_forgery_never_passes(foreign, attack: str) -> None:
+    result = run(foreign, "rust", RUST_ATTACKS[attack], RUST_TEST)
+    assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
+    assert result.judged_in_program == 0
+
+
+@pytest.mark.slow
+def test_rust_controls(foreign) -> None:
+    right = run(foreign, "rust", RUST_RIGHT, RUST_TEST)
+    assert statuses(right) == ["pass"] * 5, [o.detail for o in right.outcomes]
+    assert right.judged_in_program == 0
+    wrong = run(foreign, "rust", RUST_WRONG, RUST_TEST)
+    assert statuses(wrong) == ["wrong_answer"] * 5

@@ -175,4 +175,63 @@ def test_java_shapes_and_semantics() -> None:
     _, check = java_check("s.largest(x).equals(Arrays.asList(Optional.empty(), Optional.of(1)))")
     assert status(check, [{"$optional": []}, {"$optional": [1]}]) == "pass"
     assert java_check('(String) s.compareOne("1", "2").get() == "2"') is None  # identity
-    assert java_check("s.histogram(\"a\").equals(map8)") is None  # a variable
+    assert java_check('s.histogram("a").equals(map8)') is None  # a variable
+
+
+def go(kind: str, type_: str, payload: object) -> dict[str, list[object]]:
+    return {"$go": [kind, type_, payload]}
+
+
+def test_go_shapes_and_semantics() -> None:
+    from data_builders.execution.languages.go import blank_unused_imports, go_check
+
+    actual, check = go_check("assert.Equal([]int{1, 2}, F(1))")
+    assert actual == "F(1)"
+    one, two = go("int", "int", "1"), go("int", "int", "2")
+    assert status(check, go("list", "[]int", [one, two])) == "pass"
+    assert status(check, go("list", "[]int64", [one, two])) == "wrong_answer"
+    _, check = go_check("assert.Equal([]int{}, F(1))")
+    assert status(check, go("list", "[]int", [])) == "pass"
+    assert status(check, go("list", "[]int", None)) == "wrong_answer"  # nil is not []int{}
+    _, check = go_check('assert.Equal([2]interface{}{"abba", true}, F("x"))')
+    pair = [go("string", "string", "abba"), go("bool", "bool", True)]
+    assert status(check, go("list", "[2]interface {}", pair)) == "pass"
+    _, check = go_check("assert.Equal(nil, Longest([]string{}))")
+    assert status(check, go("nil", "nil", None)) == "pass"
+    assert status(check, go("string", "string", "")) == "wrong_answer"
+    _, check = go_check("assert.Equal(true, math.Abs(T(1.33)-0.33) < 1e-6)")
+    assert (
+        check.op == "close" and status(check, go("float", "float64", f64(0.33)["$f64"])) == "pass"
+    )
+    assert go_check("assert.Equal(true, same([]int{1}, S([]int{1})))", {"same"}) is None
+    assert go_check("assert.Equal(odd_sum, D(lst))") is None
+    text = 'package main\nimport (\n    "math"\n    "testing"\n)\nfunc TestX(t *testing.T) {}\n'
+    assert '_ "math"' in blank_unused_imports(text) and '\n    "testing"' in blank_unused_imports(
+        text
+    )
+
+
+def test_rust_shapes_and_semantics() -> None:
+    from data_builders.execution.languages.rust import rust_check
+
+    actual, check = rust_check('assert!(f(vec!["a".to_string()]) == vec!["A+", "B"])')
+    assert actual == 'f(vec!["a".to_string()])'
+    assert status(check, ["A+", "B"]) == "pass" and status(check, ["A+"]) == "wrong_answer"
+    _, check = rust_check("assert_eq!(g(1), Some(3))")
+    assert status(check, {"$optional": [3]}) == "pass"
+    assert status(check, {"$optional": []}) == "wrong_answer"
+    _, check = rust_check("assert_ne!(g(1), 3)")
+    assert status(check, 4) == "pass" and status(check, 3) == "wrong_answer"
+    _, check = rust_check("assert!(h(1) == 0.1)")  # an f32 result: the constant is an f32
+    assert status(check, f32(0.1)) == "pass" and status(check, f64(0.1)) == "pass"
+    _, check = rust_check("assert!(f64::abs(area(1.0, 2.0, 10.0) + 1.0) < 0.01)")
+    assert check.op == "close" and status(check, f64(-1.0)) == "pass"
+    _, check = rust_check("assert!((h(1) - 0.5).abs() < 1e-6)")
+    assert check.op == "close" and status(check, f64(0.5)) == "pass"
+    _, check = rust_check("assert!(histogram(\"a b\") == HashMap::from([('a', 1), ('b', 1)]))")
+    pairs = [[{"$char": "98"}, 1], [{"$char": "97"}, 1]]
+    assert status(check, {"$map": pairs}) == "pass"
+    assert status(check, {"$assertion_panic": 1}) == "wrong_answer"
+    assert status(check, {"$opaque": 1}) == "wrong_answer"
+    assert rust_check("assert!(add(x, y) == x + y)") is None
+    assert rust_check("assert!(truncate_number(&t1) < 0.000001)") is None

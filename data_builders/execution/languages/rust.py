@@ -8,68 +8,318 @@ bounds, an overflow in the candidate) a runtime error. MultiPL-E's Rust tests pu
 assertions in ``fn main`` instead: that driver is built as a plain binary with rustc's default
 edition, as MultiPL-E's evaluator builds it (``rustc F -o B``). Start case and
 result descriptor come from the environment (the test binary owns its command line).
+
+Host-side verdicts (the token protocol, ``languages/base.py``): ``assert!(X == L)`` (``!=``),
+``assert_eq!(X, L)`` / ``assert_ne!`` (either order), ``assert!((X - L).abs() < T)`` and a
+bare ``assert!(f(...))`` / ``assert!(!f(...))``, with ``L`` a constant (``vec![...]``, arrays,
+tuples, strings with ``.to_string()`` / ``String::from``, chars, numbers with suffixes,
+``Some``/``None``), become ``__unice_value(k, || ...)``: the program writes X's value
+(``__UniceSer``, implemented for the standard types; any other type is written opaque) and
+the host applies Rust's ``==`` (``foreign_checks.py``). The token is read from stdin at the
+start of every test function.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
+from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
-from data_builders.execution.languages.source import find_calls, replace_spans
+from data_builders.execution.languages.checks import abs_check, literal_side
+from data_builders.execution.languages.source import (
+    find_calls,
+    replace_spans,
+    single_call,
+    split_top_level,
+    strip_parens,
+    top_level,
+)
 
 _MACROS = r"assert(?:_eq|_ne)?!"
 
 SUPPORT = r"""
 #[allow(dead_code)]
-fn __unice_mark_text(what: &str, rest: &str) {
+fn __unice_token() -> &'static str {
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TOKEN.get_or_init(|| {
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+        line.trim_end_matches('\n').to_string()
+    })
+}
+
+#[allow(dead_code)]
+fn __unice_line(what: &str, k: usize, detail: &str) {
     use std::io::Write;
     let fd = std::env::var("UNICE_FD").unwrap_or_else(|_| "2".to_string());
     if let Ok(mut out) = std::fs::OpenOptions::new().write(true).open(format!("/proc/self/fd/{}", fd)) {
-        let _ = out.write_all(format!("{} {}\n", what, rest).as_bytes());
+        let rest = if detail.is_empty() { String::new() } else { format!(" {}", detail) };
+        let _ = out.write_all(format!("\n{} {} {}{}\n", what, k, __unice_token(), rest).as_bytes());
     }
 }
 
 #[allow(dead_code)]
 fn __unice_mark(what: &str, k: usize) {
-    __unice_mark_text(what, &k.to_string());
+    __unice_line(what, k, "");
+}
+
+#[allow(dead_code)]
+fn __unice_start() -> usize {
+    std::env::var("UNICE_START").ok().and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[allow(dead_code)]
+fn __unice_panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    let message = payload
+        .downcast_ref::<String>()
+        .map(|s| s.as_str())
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[allow(dead_code)]
 fn __unice_case<F: FnOnce() -> bool>(k: usize, f: F) -> bool {
-    let start: usize = std::env::var("UNICE_START").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    if k < start {
+    if k < __unice_start() {
         return true;
     }
     __unice_mark("S", k);
     std::panic::set_hook(Box::new(|_| {}));
-    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(true) => "P".to_string(),
-        Ok(false) => "F".to_string(),
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(true) => __unice_mark("P", k),
+        Ok(false) => __unice_mark("F", k),
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<String>()
-                .map(|s| s.as_str())
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("");
+            let message = __unice_panic_text(&payload);
             if message.starts_with("assertion") {
-                "F".to_string()
+                __unice_mark("F", k)
             } else {
-                format!("E {}", message.split_whitespace().collect::<Vec<_>>().join(" "))
+                __unice_line("E", k, &message)
             }
         }
-    };
-    let (code, detail) = match code.split_once(' ') {
-        Some((c, d)) => (c.to_string(), format!("{} {}", k, d)),
-        None => (code.to_string(), k.to_string()),
-    };
-    __unice_mark_text(&code, &detail);
+    }
     true
 }
+
+// A value case: the value in canonical form (foreign_checks.py), judged on the host. A panic
+// whose message starts with "assertion" (the program's own assert!) is a failure, as in
+// an in-program case: the host reads it as a value equal to nothing.
+#[allow(dead_code)]
+fn __unice_value<F: FnOnce() -> String>(k: usize, f: F) -> bool {
+    if k < __unice_start() {
+        return true;
+    }
+    __unice_mark("S", k);
+    std::panic::set_hook(Box::new(|_| {}));
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(text) => {
+            let text = if text.len() > (4 << 20) { "{\"$toolong\":1}".to_string() } else { text };
+            __unice_line("V", k, &text)
+        }
+        Err(payload) => {
+            let message = __unice_panic_text(&payload);
+            if message.starts_with("assertion") {
+                __unice_line("V", k, "{\"$assertion_panic\":1}")
+            } else {
+                __unice_line("E", k, &message)
+            }
+        }
+    }
+    true
+}
+
+#[allow(dead_code)]
+trait __UniceSer {
+    fn __unice_put(&self, out: &mut String);
+}
+macro_rules! __unice_ints {
+    ($($t:ty),*) => { $(impl __UniceSer for $t { fn __unice_put(&self, out: &mut String) { out.push_str(&self.to_string()); } })* }
+}
+__unice_ints!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+impl __UniceSer for f64 {
+    fn __unice_put(&self, out: &mut String) { out.push_str(&format!("{{\"$f64\":\"{:016x}\"}}", self.to_bits())); }
+}
+impl __UniceSer for f32 {
+    fn __unice_put(&self, out: &mut String) { out.push_str(&format!("{{\"$f32\":\"{:08x}\"}}", self.to_bits())); }
+}
+impl __UniceSer for bool {
+    fn __unice_put(&self, out: &mut String) { out.push_str(if *self { "true" } else { "false" }); }
+}
+impl __UniceSer for char {
+    fn __unice_put(&self, out: &mut String) { out.push_str(&format!("{{\"$char\":\"{}\"}}", *self as u32)); }
+}
+impl __UniceSer for str {
+    fn __unice_put(&self, out: &mut String) {
+        out.push('"');
+        for c in self.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 || (c as u32) == 0x7f => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+}
+impl __UniceSer for String {
+    fn __unice_put(&self, out: &mut String) { self.as_str().__unice_put(out); }
+}
+impl<'a, T: __UniceSer + ?Sized> __UniceSer for &'a T {
+    fn __unice_put(&self, out: &mut String) { (**self).__unice_put(out); }
+}
+impl<T: __UniceSer + ?Sized> __UniceSer for Box<T> {
+    fn __unice_put(&self, out: &mut String) { (**self).__unice_put(out); }
+}
+#[allow(dead_code)]
+fn __unice_items<'a, T: __UniceSer + 'a, I: Iterator<Item = &'a T>>(items: I, out: &mut String) {
+    out.push('[');
+    for (i, item) in items.enumerate() {
+        if i > 0 { out.push(','); }
+        item.__unice_put(out);
+    }
+    out.push(']');
+}
+impl<T: __UniceSer> __UniceSer for [T] {
+    fn __unice_put(&self, out: &mut String) { __unice_items(self.iter(), out); }
+}
+impl<T: __UniceSer, const N: usize> __UniceSer for [T; N] {
+    fn __unice_put(&self, out: &mut String) { __unice_items(self.iter(), out); }
+}
+impl<T: __UniceSer> __UniceSer for Vec<T> {
+    fn __unice_put(&self, out: &mut String) { __unice_items(self.iter(), out); }
+}
+impl<T: __UniceSer> __UniceSer for std::collections::VecDeque<T> {
+    fn __unice_put(&self, out: &mut String) { __unice_items(self.iter(), out); }
+}
+impl<T: __UniceSer> __UniceSer for Option<T> {
+    fn __unice_put(&self, out: &mut String) {
+        out.push_str("{\"$optional\":[");
+        if let Some(v) = self { v.__unice_put(out); }
+        out.push_str("]}");
+    }
+}
+impl<K: __UniceSer, V: __UniceSer, S> __UniceSer for std::collections::HashMap<K, V, S> {
+    fn __unice_put(&self, out: &mut String) {
+        out.push_str("{\"$map\":[");
+        for (i, (k, v)) in self.iter().enumerate() {
+            if i > 0 { out.push(','); }
+            out.push('[');
+            k.__unice_put(out);
+            out.push(',');
+            v.__unice_put(out);
+            out.push(']');
+        }
+        out.push_str("]}");
+    }
+}
+impl<K: __UniceSer, V: __UniceSer> __UniceSer for std::collections::BTreeMap<K, V> {
+    fn __unice_put(&self, out: &mut String) {
+        out.push_str("{\"$map\":[");
+        for (i, (k, v)) in self.iter().enumerate() {
+            if i > 0 { out.push(','); }
+            out.push('[');
+            k.__unice_put(out);
+            out.push(',');
+            v.__unice_put(out);
+            out.push(']');
+        }
+        out.push_str("]}");
+    }
+}
+impl<T: __UniceSer, S> __UniceSer for std::collections::HashSet<T, S> {
+    fn __unice_put(&self, out: &mut String) { out.push_str("{\"$set\":"); __unice_items(self.iter(), out); out.push('}'); }
+}
+impl<T: __UniceSer> __UniceSer for std::collections::BTreeSet<T> {
+    fn __unice_put(&self, out: &mut String) { out.push_str("{\"$set\":"); __unice_items(self.iter(), out); out.push('}'); }
+}
+macro_rules! __unice_tuples {
+    ($(($($n:tt $t:ident),+)),*) => { $(impl<$($t: __UniceSer),+> __UniceSer for ($($t,)+) {
+        fn __unice_put(&self, out: &mut String) {
+            out.push('[');
+            let mut _first = true;
+            $( if !_first { out.push(','); } _first = false; self.$n.__unice_put(out); )+
+            out.push(']');
+        }
+    })* }
+}
+__unice_tuples!((0 A), (0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D));
+// A type without __UniceSer (the program's own enum) is written opaque, equal to nothing:
+// autoref dispatch picks the first impl whose receiver fits.
+#[allow(dead_code)]
+struct __UniceWrap<'a, T: ?Sized>(&'a T);
+#[allow(dead_code)]
+trait __UniceSerYes { fn __unice_text(&self) -> String; }
+impl<'a, 'b, T: __UniceSer + ?Sized> __UniceSerYes for &'b __UniceWrap<'a, T> {
+    fn __unice_text(&self) -> String { let mut out = String::new(); self.0.__unice_put(&mut out); out }
+}
+#[allow(dead_code)]
+trait __UniceSerNo { fn __unice_text(&self) -> String; }
+impl<'a, T: ?Sized> __UniceSerNo for __UniceWrap<'a, T> {
+    fn __unice_text(&self) -> String { "{\"$opaque\":1}".to_string() }
+}
 """
+
+_ASSERT = re.compile(r"(assert|assert_eq|assert_ne)!\s*\(")
+
+
+def rust_check(call: str) -> tuple[str, Check] | None:
+    """``(X, check)`` for ``assert!(X == L)`` (``!=``), ``assert_eq!(X, L)`` (either order,
+    ``assert_ne!``), ``assert!((X - L).abs() < T)``, or a bare ``assert!(f(...))`` /
+    ``assert!(!f(...))`` with ``L`` a constant; None leaves it to the program."""
+    macro = _ASSERT.match(call)
+    if macro is None:
+        return None
+    args = [a for a in split_top_level(call[macro.end() : -1]) if a]
+    try:
+        if macro.group(1) in ("assert_eq", "assert_ne"):
+            if len(args) < 2:
+                return None
+            sides = literal_side(args[0], args[1], "rust")
+            if sides is None:
+                return None
+            check = Check(
+                "rust", "eq", parse_literal(sides[1], "rust"),
+                negate=macro.group(1) == "assert_ne", text=call,
+            )  # fmt: skip
+            return sides[0], check
+        if not args:
+            return None
+        text, negate = strip_parens(args[0]), False
+        while text.startswith("!") and not text.startswith("!="):
+            rest = text[1:].lstrip()
+            grouped = rest.startswith("(") and strip_parens(rest) != rest
+            if not grouped and not single_call(rest):
+                return None
+            text, negate = strip_parens(rest), not negate
+        if not text or top_level(text, ("&&", "||")):
+            return None
+        equal = top_level(text, ("==", "!="))
+        if len(equal) > 1:
+            return None
+        if equal:
+            ((i, op),) = equal
+            sides = literal_side(text[:i].strip(), text[i + 2 :].strip(), "rust")
+            if sides is None:
+                return None
+            expected = parse_literal(sides[1], "rust")
+            check = Check("rust", "eq", expected, negate=negate != (op == "!="), text=call)
+            return sides[0], check
+        close = re.fullmatch(r"\((.*)\)\s*\.\s*abs\s*\(\s*\)\s*(<=|<)\s*(.+)", text, re.S)
+        if close and strip_parens("(" + close.group(1) + ")") == close.group(1).strip():
+            inner = f"abs({close.group(1)}) {close.group(2)} {close.group(3)}"
+            return abs_check(inner, "rust", r"abs\s*\(", negate, call)
+        if re.match(r"f(?:32|64)\s*::\s*abs\s*\(", text):
+            return abs_check(text, "rust", r"f(?:32|64)\s*::\s*abs\s*\(", negate, call)
+        if single_call(text) and not is_literal(text, "rust"):
+            return text, Check("rust", "truthy", negate=negate, text=call)
+    except (NotLiteral, ValueError, IndexError):
+        return None
+    return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,6 +344,7 @@ class Rust(Language):
     executables = ("rustc",)
     install_hint = "apt install rustc (or rustup)"
     compiler_address_space_limit = False  # rustc reserves address space it never touches
+    token_protocol = True
 
     def missing_toolchain(self) -> str | None:
         return super().missing_toolchain() or (None if _rustc() else "rust: rustc does not run")
@@ -108,14 +359,26 @@ class Rust(Language):
         return [test[start : close + 1] for start, _, close in self._calls(test)]
 
     def driver(self, source: str, test: str) -> Driver:
-        edits = [
-            (start, close + 1, f"__unice_case({k}, || {{ {test[start : close + 1]}; true }})")
-            for k, (start, _, close) in enumerate(self._calls(test))
-        ]
+        edits, checks = [], []
+        for k, (start, _, close) in enumerate(self._calls(test)):
+            found = rust_check(test[start : close + 1])
+            checks.append(found[1] if found else None)
+            if found:
+                new = (
+                    f"__unice_value({k}, || {{ let __unice_v = {found[0]};"
+                    " (&&__UniceWrap(&__unice_v)).__unice_text() })"
+                )
+            else:
+                new = f"__unice_case({k}, || {{ {test[start : close + 1]}; true }})"
+            edits.append((start, close + 1, new))
+        # The token is taken first thing in every test function (and fn main), before the
+        # test's own code calls the program.
+        for entry in re.finditer(r"(?:#\[test\]\s*fn\s+\w+|\bfn\s+main)\s*\(\s*\)\s*\{", test):
+            edits.append((entry.end(), entry.end(), " __unice_token();"))
         # Last: Rust items need no order, and MultiPL-E's test starts by closing the function.
         text = f"{source}\n{replace_spans(test, edits)}\n{SUPPORT}"
         mode = "test" if "#[test]" in test else "main"
-        return Driver({"main.rs": text}, len(edits), mode)
+        return Driver({"main.rs": text}, len(checks), mode, checks=tuple(checks))
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
         rustc = _rustc() or "rustc"
