@@ -24,13 +24,10 @@ from pathlib import Path
 
 import _harness
 
+from data_builders.dataset.humaneval_x import humaneval_suites
 from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
 from data_builders.execution.languages import get_language
-from data_builders.languages.coverage import (
-    _build_suites,
-    load_rows,
-    translate_task,
-)
+from data_builders.languages.coverage import load_rows, translate_task
 from data_builders.languages.suites import extended_test
 from data_builders.problems.humaneval_x import (
     canonical_solution,
@@ -56,7 +53,7 @@ def main() -> None:
 def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     if args.smoke and get_language("js").missing_toolchain():
         raise _harness.Skipped(get_language("js").missing_toolchain())
-    suites, entries = _build_suites(args.max_problems, args.workers, None)
+    suites, entries = humaneval_suites(args.max_problems, args.workers, None)
     print(f"HE-Eval extended cases: {sum(len(c) for c in suites.values())} in {len(suites)} tasks")
     for language in args.languages.split(","):
         missing = get_language(language).missing_toolchain()

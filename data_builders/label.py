@@ -100,11 +100,6 @@ def problem_set(name: str, problems_file: Path | None) -> dict[str, Problem]:
     return load_humaneval()
 
 
-# The former name (unice/cli/score.py imports it); problem sources' loaders are
-# data_builders.problems.<source>.load_problems.
-load_problems = problem_set
-
-
 def read_samples(path: Path, problems: dict[str, Problem]) -> list[dict[str, Any]]:
     """All samples, checked up front: fields present, strings, known task ids."""
     samples = []

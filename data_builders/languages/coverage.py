@@ -105,11 +105,3 @@ def load_rows(folder: Path, language: str) -> list[dict]:
             with opener(path, "rt", encoding="utf-8") as handle:
                 return [json.loads(line) for line in handle if line.strip()]
     raise UserError(f"{folder}: no humaneval_{language}.jsonl[.gz]; pass the HumanEval-X folder")
-
-
-def _build_suites(max_problems: int | None, workers: int, cache: str | None) -> tuple[dict, dict]:
-    """Kept for ``benchmarks/humaneval_x_extended.py``: forwards to
-    :func:`data_builders.dataset.humaneval_x.humaneval_suites` (import that instead)."""
-    from data_builders.dataset.humaneval_x import humaneval_suites
-
-    return humaneval_suites(max_problems, workers, cache)

@@ -67,23 +67,10 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # A forwarder kept for benchmarks/humaneval_x_extended.py (another engineer's file), which
     # imports languages.coverage._build_suites; remove once it imports
     # data_builders.dataset.humaneval_x.humaneval_suites instead.
-    (
-        "data_builders.languages.coverage",
-        "data_builders.dataset.humaneval_x",
-    ): "compatibility forwarder for benchmarks/humaneval_x_extended.py",
 }
 
 # (importer, imported): edges left out of the cycle check, with why.
-ALLOWED_CYCLE_EDGES: dict[tuple[str, str], str] = {
-    # unice/ice_score/backends/__init__.py picks a backend by importing backends.local lazily;
-    # backends/local.py imports the record types back from the package __init__ (which
-    # re-exports data_builders.openai_client.records). Outside this change's files; the fix is
-    # local.py importing them from data_builders.openai_client.records, as openai_http.py does.
-    (
-        "unice.ice_score.backends.local",
-        "unice.ice_score.backends",
-    ): "backend types taken from the package __init__ that imports this module",
-}
+ALLOWED_CYCLE_EDGES: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

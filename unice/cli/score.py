@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
         raise ScoringInputError(f"--batch-size={args.batch_size} must be >= 1")
     problems = None
     if args.problems or args.problems_file:
-        from data_builders.label import load_problems
+        from data_builders.label import problem_set
 
-        problems = load_problems(args.problems or "humaneval", args.problems_file)
+        problems = problem_set(args.problems or "humaneval", args.problems_file)
     records, generated, references, nls = read_inputs(args.input, problems)
     model = unice.load_model(args.model, device=args.device)
     start = time.perf_counter()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from unice.ice_score.backends import BackendStats, Completion, Messages, OnDone
+from data_builders.openai_client.records import BackendStats, Completion, Messages, OnDone
 from unice.ice_score.config import IceScoreConfig
 from unice.ice_score.errors import IceScoreConfigError, ModelNotFoundError
 
