@@ -132,8 +132,8 @@ class CaseWatch:
         """Whether a tokened report fits the run so far; if not, case ``k`` is refused."""
         value_case = k in self.value_cases
         reason = None
-        if code == "S":
-            if self.last is not None and k < self.last:
+        if code == "S":  # (an in-program case in a loop starts again, after later ones)
+            if value_case and self.last is not None and k < self.last:
                 reason = "started after a later case"
             elif value_case and (k == self.last or k in self.results):
                 reason = "started twice"

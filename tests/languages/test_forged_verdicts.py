@@ -114,11 +114,16 @@ def test_cpp_controls(foreign) -> None:
 
 
 def test_cpp_in_program_cases_are_counted(foreign) -> None:
-    """An assertion in a loop or against a variable stays in the program, and is counted."""
-    test = "int main(){\n    for (int i = 0; i < 3; i++) assert (f(i) == i + 1);\n    int two = 2;\n    assert (f(1) == two);\n    assert (f(1) == 2);\n}\n"
+    """An assertion in a loop (even against a constant: it runs once per turn) or against a
+    variable stays in the program, and is counted; two of them in one loop start in turn."""
+    test = (
+        "int main(){\n    for (int i = 0; i < 3; i++) assert (f(i) == i + 1);\n"
+        "    for (int i = 0; i < 2; i++) {\n        assert (f(1) == 2);\n        assert (f(2) == 3);\n    }\n"
+        "    int two = 2;\n    assert (f(1) == two);\n    assert (f(1) == 2);\n}\n"
+    )
     result = run(foreign, "cpp", CPP_HEAD + CPP_RIGHT, test)
-    assert statuses(result) == ["pass"] * 3
-    assert result.judged_in_program == 2
+    assert statuses(result) == ["pass"] * 5, [o.detail for o in result.outcomes]
+    assert result.judged_in_program == 4
 
 
 # -- JavaScript ----------------------------------------------------------------------------
@@ -207,11 +212,13 @@ def test_js_controls(foreign, js_process_per_program, mode: str) -> None:
 
 def test_js_in_program_cases_are_counted(foreign) -> None:
     test = (
-        "for (let i = 0; i < 3; i++) console.assert(f(i) === i + 1)\nconsole.assert(f(1) === 2)\n"
+        "for (let i = 0; i < 3; i++) console.assert(f(i) === i + 1)\n"
+        "for (let i = 0; i < 2; i++) {\n  console.assert(f(1) === 2)\n  console.assert(f(2) === 3)\n}\n"
+        "[1, 2].forEach((x) => console.assert(f(1) === 2))\nconsole.assert(f(1) === 2)\n"
     )
     result = run(foreign, "js", JS_RIGHT, test)
-    assert statuses(result) == ["pass"] * 2
-    assert result.judged_in_program == 1
+    assert statuses(result) == ["pass"] * 5, [o.detail for o in result.outcomes]
+    assert result.judged_in_program == 4
 
 
 # -- Java ----------------------------------------------------------------------------------

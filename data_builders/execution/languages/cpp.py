@@ -27,6 +27,7 @@ from data_builders.execution.languages.source import (
     code_mask,
     find_calls,
     find_code,
+    inside_loop,
     matching,
     replace_spans,
     single_call,
@@ -452,7 +453,7 @@ class Cpp(Language):
         edits, checks = [], []
         for k, (start, o, close) in enumerate(calls):
             found = None
-            if _top_level_of(body, start - body_start, []):
+            if _top_level_of(body, start - body_start, []) and not inside_loop(test, start):
                 found = cpp_check(test[o + 1 : close], test)
             checks.append(found[1] if found else None)
             if found:

@@ -33,6 +33,7 @@ from data_builders.execution.languages.source import (
     code_mask,
     find_calls,
     find_code,
+    inside_loop,
     matching,
     replace_spans,
     split_top_level,
@@ -596,7 +597,7 @@ class Go(Language):
         edits, checks = [], []
         helpers = test_helpers(test)
         for k, (s, _, c) in enumerate(calls):
-            found = go_check(test[s : c + 1], helpers)
+            found = None if inside_loop(test, s, QUOTES) else go_check(test[s : c + 1], helpers)
             checks.append(found[1] if found else None)
             if found:
                 new = f"__unice_value({k}, func() interface{{}} {{ return {found[0]} }})"

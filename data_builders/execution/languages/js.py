@@ -33,6 +33,7 @@ from data_builders.execution.languages.base import (
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (
     find_calls,
+    inside_loop,
     replace_spans,
     single_call,
     split_top_level,
@@ -252,7 +253,9 @@ class JavaScript(Language):
             found = None
             if console:
                 first = split_top_level(args, quotes=QUOTES)
-                found = js_check(first[0]) if first else None
+                found = (
+                    js_check(first[0]) if first and not inside_loop(test, start, QUOTES) else None
+                )
                 body = f"() => ({found[0] if found else first[0] if first else 'undefined'})"
             else:
                 body = f"() => {{ {test[start : close + 1]}; return true; }}"

@@ -33,6 +33,7 @@ from data_builders.execution.languages.base import Driver, Language, RunSpec, Sp
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (
     find_calls,
+    inside_loop,
     replace_spans,
     single_call,
     split_top_level,
@@ -361,7 +362,7 @@ class Rust(Language):
     def driver(self, source: str, test: str) -> Driver:
         edits, checks = [], []
         for k, (start, _, close) in enumerate(self._calls(test)):
-            found = rust_check(test[start : close + 1])
+            found = None if inside_loop(test, start) else rust_check(test[start : close + 1])
             checks.append(found[1] if found else None)
             if found:
                 new = (

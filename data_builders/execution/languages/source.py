@@ -283,3 +283,47 @@ def single_call(text: str, quotes: str = "\"'", chained: bool = False) -> bool:
             return True
         if not chained:
             return False
+
+
+_LOOP_LINE = re.compile(r"^\s*(?:\}\s*)?(?:for|while|loop|do)\b")
+_LOOP_CALL = re.compile(r"\.\s*(?:forEach|map|filter|some|every|reduce|flatMap|for_each|iter)\s*$")
+
+
+def inside_loop(text: str, pos: int, quotes: str = "\"'") -> bool:
+    """Whether position ``pos`` of ``text`` is inside a loop's body (``for``/``while``/
+    ``do``/``loop`` blocks, a callback passed to ``forEach``/``map``...): an assertion there
+    runs once per turn, so it stays an in-program case."""
+    mask = code_mask(text, quotes)
+    stack: list[int] = []
+    for i in range(pos):
+        if mask[i]:
+            if text[i] in "{(":
+                stack.append(i)
+            elif text[i] in "})" and stack:
+                stack.pop()
+    for open_ in [*stack, pos]:  # each enclosing block, and a brace-less body (for (...) f();)
+        before = text[:open_]
+        if open_ < pos and text[open_] == "(":
+            if _LOOP_CALL.search(before):
+                return True
+            continue
+        line = before[before.rfind("\n") + 1 :]
+        if open_ < pos and _LOOP_LINE.match(line):
+            return True
+        if re.search(r"(?:^|[\s;}])(?:do|loop)\s*$", before):
+            return True
+        head = before.rstrip()
+        if head.endswith(")"):
+            depth = 0
+            for j in range(len(head) - 1, -1, -1):
+                if not mask[j]:
+                    continue
+                if head[j] == ")":
+                    depth += 1
+                elif head[j] == "(":
+                    depth -= 1
+                    if depth == 0:
+                        if re.search(r"\b(?:for|while)\s*$", head[:j]):
+                            return True
+                        break
+    return False
