@@ -1075,14 +1075,19 @@ class _Reader:
             if not isinstance(text, str):
                 raise NotLiteral("string(...) of a non-string")
             return text
-        if bare == "vector" and self.peek() == "<":
+        if bare in ("vector", "map") and self.peek() == "<":
             self._skip_template()
             if self.peek() == "{":
                 self.i += 1
                 return self.items("}")
             self.expect("(")
+            if self.peek() == ")":  # vector<T>()
+                self.i += 1
+                return []
+            self.expect("{")  # MultiPL-E's std::vector<long>({1, 2})
+            items = self.items("}")
             self.expect(")")
-            return []
+            return items
         raise NotLiteral(word)
 
     def _skip_template(self) -> None:

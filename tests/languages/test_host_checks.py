@@ -46,6 +46,8 @@ def status(check: Check, value: object) -> str:
         ('string("ab") ', "cpp", "ab"),
         ('"caf\\xc3\\xa9"', "cpp", "caf\xc3\xa9"),
         ('"café"', "cpp", "caf\xc3\xa9"),  # a C++ string is its UTF-8 bytes
+        ("(std::vector<long>({1, 2}))", "cpp", [1, 2]),  # MultiPL-E's form
+        ("std::vector<long>()", "cpp", []),
         ("[1, -2.5, 'a', `b`, null]", "js", [1.0, -2.5, "a", "b", None]),
         ("[(0, 0), (1, 4)]", "js", [0.0, 4.0]),
     ],
