@@ -139,7 +139,8 @@ class Check:
     expected) < tol``, ``<=`` with ``inclusive``), ``issame`` (C++ HumanEval-X's helper:
     element-wise exact, or within ``tol`` where the helper compares with ``abs``),
     ``json`` (JavaScript: ``actual`` is ``JSON.stringify(...)`` of the program's value,
-    compared with ``JSON.stringify(expected)``), ``equals`` (Java's ``a.equals(L)``; Java's
+    compared with ``JSON.stringify(expected)``), ``deep`` (Node's ``assert.deepEqual`` /
+    ``deepStrictEqual`` with ``strict``), ``equals`` (Java's ``a.equals(L)``; Java's
     ``eq`` is ``==``: by value for primitives, by identity for a string literal).
     ``negate``: ``!=``, ``!f(...)``.
     """
@@ -282,6 +283,8 @@ def _compare(check: Check, actual: Any) -> bool:
         return cpp_issame(actual, check.expected, check.tol, check.f32)
     if op == "json":
         return isinstance(actual, str) and actual == js_json(check.expected)
+    if op == "deep":
+        return js_deep_equal(actual, check.expected, check.strict)
     raise ValueError(f"unknown check {op!r}")
 
 
@@ -635,6 +638,33 @@ def js_loose_eq(actual: Any, expected: Any) -> bool:
         number = js_to_number(other)
         return math.isfinite(number) and big.value == number
     return js_to_number(actual) == js_to_number(expected)
+
+
+def js_deep_equal(actual: Any, expected: Any, strict: bool) -> bool:
+    """Node's ``assert.deepStrictEqual`` (``strict``) / ``assert.deepEqual``: arrays element
+    by element, objects by their own enumerable keys, primitives by ``Object.is`` (strict)
+    or ``==`` (NaN equals NaN in both); an array is never equal to a non-array."""
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(js_deep_equal(a, e, strict) for a, e in zip(actual, expected, strict=True))
+        )
+    if isinstance(expected, JsObject):
+        if not isinstance(actual, JsObject):
+            return False
+        mine, want = dict(actual.items), dict(expected.items)
+        return set(mine) == set(want) and all(js_deep_equal(mine[k], want[k], strict) for k in want)
+    if isinstance(actual, list | JsObject | Tagged) and _js_kind(actual) == "object":
+        return False if strict else js_loose_eq(actual, expected)
+    kinds = (_js_kind(actual), _js_kind(expected))
+    if kinds == ("number", "number") and math.isnan(actual) and math.isnan(expected):
+        return True
+    if strict:
+        if kinds == ("number", "number") and actual == 0 and expected == 0:
+            return math.copysign(1, actual) == math.copysign(1, expected)
+        return js_strict_eq(actual, expected)
+    return js_loose_eq(actual, expected)
 
 
 def js_number_to_string(x: float) -> str:

@@ -237,3 +237,23 @@ def test_rust_shapes_and_semantics() -> None:
     assert status(check, {"$opaque": 1}) == "wrong_answer"
     assert rust_check("assert!(add(x, y) == x + y)") is None
     assert rust_check("assert!(truncate_number(&t1) < 0.000001)") is None
+
+
+def test_node_assert_shapes_and_semantics() -> None:
+    from data_builders.execution.languages.js import node_assert_check
+
+    actual, check = node_assert_check("assert.deepEqual(candidate([1, 2]), [2, 3])")
+    assert actual == "candidate([1, 2])" and check.op == "deep" and not check.strict
+    assert status(check, [2, 3]) == "pass" and status(check, ["2", 3]) == "pass"  # loose ==
+    assert status(check, [2]) == "wrong_answer"
+    _, check = node_assert_check("assert.deepStrictEqual(candidate(1), [2, {a: 1}])")
+    assert status(check, [2, {"$object": [["a", 1]]}]) == "pass"
+    assert status(check, ["2", {"$object": [["a", 1]]}]) == "wrong_answer"
+    _, check = node_assert_check("assert.strictEqual(candidate(1), 'x')")
+    assert status(check, "x") == "pass"
+    _, check = node_assert_check("assert.ok(candidate(1) === true)")
+    assert check.op == "eq" and status(check, True) == "pass"
+    _, check = node_assert_check("assert(!candidate(1))")
+    assert check.op == "truthy" and check.negate
+    assert node_assert_check("assert.deepEqual(candidate(x), y)") is None
+    assert node_assert_check("assert.throws(() => candidate(1))") is None

@@ -171,6 +171,39 @@ def _json_literal(text: str) -> tuple[bool, object]:
         return False, None
 
 
+_NODE_ASSERT = re.compile(
+    r"assert(?:\.(ok|equal|strictEqual|deepEqual|deepStrictEqual|notEqual|notStrictEqual))?\s*\("
+)
+
+
+def node_assert_check(call: str) -> tuple[str, Check] | None:
+    """MultiPL-E's ``node:assert`` calls: ``assert(X)`` / ``assert.ok(X)`` as
+    ``console.assert(X)``; ``assert.strictEqual(X, L)`` (``===``), ``assert.equal`` (``==``),
+    ``assert.notStrictEqual``/``notEqual``, ``assert.deepStrictEqual(X, L)`` and
+    ``assert.deepEqual`` (Node's deep equality), with ``L`` a constant (second argument)."""
+    match = _NODE_ASSERT.match(call)
+    if match is None or not call.endswith(")"):
+        return None
+    args = split_top_level(call[match.end() : -1], quotes=QUOTES)
+    method = match.group(1)
+    if method in (None, "ok"):
+        return js_check(args[0]) if args else None
+    if len(args) < 2 or not is_literal(args[1], "js") or is_literal(args[0], "js"):
+        return None
+    try:
+        expected = parse_literal(args[1], "js")
+    except (NotLiteral, ValueError, IndexError):
+        return None
+    if method.startswith("deep"):
+        check = Check("js", "deep", expected, strict="Strict" in method, text=call)
+    else:
+        strict = "Strict" in method
+        check = Check(
+            "js", "eq", expected, strict=strict, negate=method.startswith("not"), text=call
+        )
+    return args[0], check
+
+
 def js_check(condition: str) -> tuple[str, Check] | None:
     """``(X, check)`` when ``console.assert(condition)`` compares an expression X with a
     constant the host can read; None leaves it to the program."""
@@ -257,8 +290,14 @@ class JavaScript(Language):
                     js_check(first[0]) if first and not inside_loop(test, start, QUOTES) else None
                 )
                 body = f"() => ({found[0] if found else first[0] if first else 'undefined'})"
-            else:
-                body = f"() => {{ {test[start : close + 1]}; return true; }}"
+            elif not inside_loop(test, start, QUOTES):
+                found = node_assert_check(test[start : close + 1])
+            if not console:
+                body = (
+                    f"() => ({found[0]})"
+                    if found
+                    else f"() => {{ {test[start : close + 1]}; return true; }}"
+                )
             checks.append(found[1] if found else None)
             case = "__unice_value" if found else "__unice_case"
             edits.append((start, close + 1, f"{case}({k}, {body})"))
