@@ -22,6 +22,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if not p.name.startswit
 # torch and transformers imports or a local Ray cluster: 20-40 s each on a loaded 2-core
 # machine, 10-20 s idle (the rest take 1-10 s)
 SLOW = {
+    "frozen_encoding_cost.py",
     "generate_throughput.py",
     "label_ray_vs_local.py",
     "scoring_vs_execution.py",
