@@ -82,6 +82,13 @@ class JOptional:
 
 
 @dataclass(frozen=True)
+class JMap:
+    """A Java ``Map`` the test fills with constants (``m.put(k, v)``): its entries."""
+
+    items: tuple[tuple[Any, Any], ...]
+
+
+@dataclass(frozen=True)
 class Interned:
     """Java: a value and whether it is the interned instance of its string (``==``)."""
 
@@ -413,6 +420,14 @@ def java_equals(actual: Any, expected: Any) -> bool:
     and 0.0 does not equal -0.0; any two ``List``s with equal elements are equal)."""
     if expected is None or actual is None:
         return actual is None and expected is None
+    if isinstance(expected, JMap):  # Map.equals: the same entries, in any order
+        if not (isinstance(actual, Tagged) and actual.tag == "$map"):
+            return False
+        mine = actual.value
+        return len(mine) == len(expected.items) and all(
+            any(java_equals(k, ek) and java_equals(v, ev) for k, v in mine)
+            for ek, ev in expected.items
+        )
     if isinstance(expected, list):
         return (
             isinstance(actual, list)

@@ -257,3 +257,33 @@ def test_node_assert_shapes_and_semantics() -> None:
     assert check.op == "truthy" and check.negate
     assert node_assert_check("assert.deepEqual(candidate(x), y)") is None
     assert node_assert_check("assert.throws(() => candidate(1))") is None
+
+
+def test_java_maps_built_from_constants_are_judged_on_the_host() -> None:
+    test = """public class Main {
+    public static void main(String[] args) {
+        Solution s = new Solution();
+        Map<String, Integer> map1 = new HashMap<>();
+        map1.put("a", 424242);
+        map1.put("b", 2);
+        Map<String, Integer> used = new HashMap<>();
+        used.put("c", 737373);
+        List<Boolean> correct = Arrays.asList(
+                s.histogram("a b").equals(map1),
+                s.histogram(used.toString()).equals(used)
+        );
+        if (correct.contains(false)) {
+            throw new AssertionError();
+        }
+    }
+}
+"""
+    driver = get_language("java").driver("class Solution {}\n", test)
+    text = next(iter(driver.files.values()))
+    assert "424242" not in text and "737373" in text  # `used` has another use: in the program
+    check = driver.checks[0]
+    assert check is not None and driver.checks[1] is None
+    pairs = [["b", 2], ["a", 424242]]
+    assert status(check, {"$map": pairs}) == "pass"
+    assert status(check, {"$map": [["a", 424242]]}) == "wrong_answer"
+    assert status(check, {"$map": [["a", {"$long": "424242"}], ["b", 2]]}) == "wrong_answer"

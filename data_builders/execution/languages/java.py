@@ -20,9 +20,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from data_builders.execution.compile_server import ServerSpec
-from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
+from data_builders.execution.foreign_checks import (
+    Check,
+    JMap,
+    NotLiteral,
+    is_literal,
+    parse_literal,
+)
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (
@@ -175,7 +182,45 @@ _ASSERTING = re.compile(r"throw\s+new\s+AssertionError|\bassert\b")
 _OBJECTS_EQUALS = r"(?:java\.util\.)?Objects\s*\.\s*equals\s*\("
 
 
-def java_check(condition: str) -> tuple[str, Check] | None:
+_MAP_DECL = re.compile(
+    r"(?:java\.util\.)?(?:Map|HashMap)\s*<[^;=]*>\s+(\w+)\s*=\s*new\s+(?:java\.util\.)?HashMap\s*<[^;]*>\s*\(\s*\)\s*;"
+)
+_MAP_PUT = re.compile(r"(\w+)\s*\.\s*put\s*\((.*)\)\s*;", re.S)
+
+
+def constant_maps(body: str) -> tuple[dict[str, JMap], dict[str, list[tuple[int, int]]]]:
+    """Maps ``main`` builds from constants only (``Map<K, V> m = new HashMap<>();`` then
+    ``m.put(k, v);``...): their entries, and the statements that build each."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    entries: dict[str, list[tuple[Any, Any]]] = {}
+    spoiled: set[str] = set()
+    for start, end in statements(body):
+        text = body[start:end].strip()
+        declared = _MAP_DECL.fullmatch(text)
+        if declared:
+            name = declared.group(1)
+            if name in spans:
+                spoiled.add(name)
+            spans[name], entries[name] = [(start, end)], []
+            continue
+        put = _MAP_PUT.fullmatch(text)
+        if put and put.group(1) in spans:
+            args = split_top_level(put.group(2))
+            try:
+                if len(args) != 2:
+                    raise NotLiteral("put takes two values")
+                key, value = (parse_literal(a, "java") for a in args)
+            except (NotLiteral, ValueError, IndexError):
+                spoiled.add(put.group(1))
+                continue
+            entries[put.group(1)] = [(k, v) for k, v in entries[put.group(1)] if k != key]
+            entries[put.group(1)].append((key, value))
+            spans[put.group(1)].append((start, end))
+    maps = {n: JMap(tuple(entries[n])) for n in spans if n not in spoiled}
+    return maps, {n: spans[n] for n in maps}
+
+
+def java_check(condition: str, constants: dict[str, Any] | None = None) -> tuple[str, Check] | None:
     """``(X, check)`` when an element of the ``correct`` list compares an expression X with a
     constant the host can read (``X.equals(L)``, ``Objects.equals(X, L)``, ``X == L`` with a
     primitive ``L``, ``Math.abs(X - L) < T``, a bare ``s.f(...)`` / ``!s.f(...)``); None
@@ -192,12 +237,14 @@ def java_check(condition: str) -> tuple[str, Check] | None:
     try:
         if not text or top_level(text, ("&&", "||", "?", "->")):
             return None
-        return _java_check(text, negate, condition)
+        return _java_check(text, negate, condition, constants or {})
     except (NotLiteral, ValueError, IndexError):
         return None
 
 
-def _java_check(text: str, negate: bool, condition: str) -> tuple[str, Check] | None:
+def _java_check(
+    text: str, negate: bool, condition: str, constants: dict[str, Any]
+) -> tuple[str, Check] | None:
     objects = re.match(_OBJECTS_EQUALS, text)
     if objects and single_call(text):
         args = split_top_level(text[objects.end() : -1])
@@ -226,6 +273,10 @@ def _java_check(text: str, negate: bool, condition: str) -> tuple[str, Check] | 
         if matching(text, open_, code_mask(text)) != len(text) - 1:
             return None
         actual, literal = text[:at].strip(), text[open_ + 1 : -1].strip()
+        if literal in constants and actual and not re.search(rf"\b{literal}\b", actual):
+            return actual, Check(
+                "java", "equals", constants[literal], negate=negate, text=condition
+            )
         if not is_literal(literal, "java") or is_literal(actual, "java") or not actual:
             return None
         expected = parse_literal(literal, "java")
@@ -236,6 +287,16 @@ def _java_check(text: str, negate: bool, condition: str) -> tuple[str, Check] | 
     if single_call(text, chained=True) and not is_literal(text, "java"):
         return text, Check("java", "truthy", negate=negate, text=condition)
     return None
+
+
+def _gaps(spans: set[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The parts of ``range(length)`` outside ``spans``."""
+    out, at = [], 0
+    for start, end in sorted(spans):
+        out.append((at, start))
+        at = end
+    out.append((at, length))
+    return out
 
 
 def _server_source() -> str:
@@ -270,15 +331,31 @@ class Java(Language):
         edits: list[tuple[int, int, str]] = []
         cases: list[str] = []
         checks: list[Check | None] = []
+        # Expected maps built from constants: judged on the host when every use of the map
+        # is one correct element's X.equals(map), and then not built in the program.
+        maps, map_spans = constant_maps(body)
+        builders = {span for spans in map_spans.values() for span in spans}
+        outside = "".join(
+            body[a:b] for a, b in _gaps(builders, len(body))
+        )  # the body without the builders
+        for name in list(maps):
+            uses = len(re.findall(rf"\b{name}\b", outside))
+            equals = len(re.findall(rf"\.\s*equals\s*\(\s*{name}\s*\)", outside))
+            if uses != equals:
+                del maps[name], map_spans[name]
+        removed = {span for spans in map_spans.values() for span in spans}
         for start, end in statements(body):
             text = body[start:end]
+            if (start, end) in removed:
+                edits.append((body_start + start, body_start + end, ""))
+                continue
             correct = _CORRECT.match(text)
             if correct:
                 inner_close = matching(text, correct.end() - 1, code_mask(text))
                 parts = [p for p in split_top_level(text[correct.end() : inner_close]) if p]
                 calls = []
                 for part in parts:
-                    found = java_check(part)
+                    found = java_check(part, maps)
                     if found:
                         calls.append(f"__unice_value({len(cases)}, () -> ({found[0]}));")
                     else:
