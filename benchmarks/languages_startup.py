@@ -78,12 +78,14 @@ def measure(ex: ForeignExecutor, language: str, n: int, repeats: int) -> dict[st
     assert build.ok, build.log
     wall0, cpu0 = time.monotonic(), children_cpu()
     for _ in range(repeats):
-        outcomes = ex._run_cases(lang, build.path, [3.0] * driver.n_cases)
+        outcomes = ex._run_cases(lang, build.path, [3.0] * driver.n_cases, checks=driver.checks)
         assert all(o.status == "pass" for o in outcomes), [o.detail for o in outcomes]
     one_wall, one_cpu = (time.monotonic() - wall0) / repeats, (children_cpu() - cpu0) / repeats
     wall0, cpu0 = time.monotonic(), children_cpu()
     for _ in range(repeats):
-        ex._run_cases(lang, build.path, [3.0] * driver.n_cases, start=driver.n_cases)
+        ex._run_cases(
+            lang, build.path, [3.0] * driver.n_cases, start=driver.n_cases, checks=driver.checks
+        )
     start_wall, start_cpu = (time.monotonic() - wall0) / repeats, (children_cpu() - cpu0) / repeats
     return {
         "one_wall": one_wall, "one_cpu": one_cpu, "start_wall": start_wall, "start_cpu": start_cpu,

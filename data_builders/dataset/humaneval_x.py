@@ -306,7 +306,7 @@ def with_originals_of(
             outcomes[i] = old
         elif new.status == "pass":
             outcomes[i] = dataclasses.replace(new, time=max(old.time, new.time))
-    return ProgramResult(outcomes, after.isolation)
+    return dataclasses.replace(after, outcomes=outcomes)
 
 
 def _task_record(

@@ -82,6 +82,8 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
     }
     if candidate.is_reference is not None:  # --reference-samples flag
         row["is_reference"] = candidate.is_reference
+    if result.judged_in_program is not None:  # other languages: assertions judged in-process
+        row["cases_judged_in_program"] = result.judged_in_program
     return row
 
 
