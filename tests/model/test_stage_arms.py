@@ -1,0 +1,39 @@
+"""scripts/stage_arms.py applies issue 27's pre-registered rule: an arm's mean over seeds
+against the incumbent's plus the margin, and a lever against the arm it builds on."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "stage_arms.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("stage_arms", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_rule_reads_each_arm_against_the_incumbent_and_its_base():
+    verdict = _module().verdict
+    means = {"incumbent": 0.48, "A": 0.464, "C_on_A": 0.474, "B": 0.51}
+    assert verdict("A", means, 0.02) == "does not beat the incumbent by > 0.02"
+    assert verdict("B", means, 0.02) == "beats the incumbent by > 0.02"
+    assert verdict("C_on_A", means, 0.02) == (
+        "does not beat the incumbent by > 0.02; does not beat A by > 0.02"
+    )
+    assert verdict("C_on_B", means, 0.02) == "not all seeds run"
+    partial = {"A": 0.464, "C_on_A": 0.50}  # the incumbent's seeds not all run
+    assert verdict("C_on_A", partial, 0.02) == (
+        "the incumbent's seeds are not all run; beats A by > 0.02"
+    )
+
+
+def test_every_arm_but_the_incumbent_trains_frozen_with_its_own_overrides():
+    module = _module()
+    incumbent = module.overrides("incumbent", 12)
+    assert not any("freeze_encoder" in o for o in incumbent)
+    b = module.overrides("B", 13)
+    assert "model.freeze_encoder=true" in b and "data=zeroshot_cpu_mut" in b and "seed=13" in b
