@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,23 @@ class AnalysisSettings:
     n_resamples: int = 1000
     confidence: float = 0.95
     seed: int = 0
+
+    @classmethod
+    def from_mapping(
+        cls, values: Mapping[str, Any], bootstrap: Mapping[str, Any] | None = None
+    ) -> AnalysisSettings:
+        """From ``configs/evaluate.yaml``'s keys (``label``, ``threshold``, and the bootstrap's
+        ``n_resamples``/``confidence``/``seed``, read from ``bootstrap`` when given, else from
+        ``values`` itself as a report's flat ``settings`` holds them); missing keys keep the
+        defaults."""
+        boot = values if bootstrap is None else bootstrap
+        return cls(
+            label=values.get("label", cls.label),
+            threshold=float(values.get("threshold", cls.threshold)),
+            n_resamples=int(boot.get("n_resamples", cls.n_resamples)),
+            confidence=float(boot.get("confidence", cls.confidence)),
+            seed=int(boot.get("seed", cls.seed)),
+        )
 
     def __post_init__(self) -> None:
         if self.label not in LABELS:

@@ -69,14 +69,7 @@ def score_after(
             f"{data.path} changed since the evaluation (sha256 differs from the report's); "
             "re-run evaluate.py"
         )
-    settings = report.get("settings") or {}
-    analysis = AnalysisSettings(
-        label=settings.get("label", "pass_ratio"),
-        threshold=float(settings.get("threshold", 0.5)),
-        n_resamples=int(settings.get("n_resamples", 1000)),
-        confidence=float(settings.get("confidence", 0.95)),
-        seed=int(settings.get("seed", 0)),
-    )
+    analysis = AnalysisSettings.from_mapping(report.get("settings") or {})
     taken = [RANDOM] + [m["name"] for m in report.get("metrics", [])]
     columns = [random_column(len(data), seed)]
     columns += load_external_scores([str(p) for p in scores], data.ids, taken)

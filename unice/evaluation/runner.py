@@ -143,14 +143,7 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
     cfg = _to_dict(cfg)
     console = console or Console(stderr=False)
     progress = bool(cfg.get("progress", True))
-    boot = cfg.get("bootstrap") or {}
-    settings = AnalysisSettings(
-        label=cfg.get("label", "pass_ratio"),
-        threshold=float(cfg.get("threshold", 0.5)),
-        n_resamples=int(boot.get("n_resamples", 1000)),
-        confidence=float(boot.get("confidence", 0.95)),
-        seed=int(boot.get("seed", 0)),
-    )
+    settings = AnalysisSettings.from_mapping(cfg, cfg.get("bootstrap") or {})
     started = time.perf_counter()
     data = load_split(cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"))
     generators, generators_from = row_generators(data, cfg.get("generators"))
