@@ -29,8 +29,6 @@ RUNS = ROOT / "runs" / "stage3"
 RECORDED = {"incumbent": {12: 0.478}}
 """Seed runs recorded before stage three (the incumbent's seed 12, `make quality`'s own run:
 its dev example_spearman at the chosen epoch, docs/model.md); a run folder overrides it."""
-BUILDS_ON = {"C_on_A": "A", "C_on_B": "B"}
-"""Arms that add one lever to another arm: credited only by their gain over it."""
 
 
 def stage() -> dict:
@@ -123,7 +121,7 @@ def verdict(arm: str, means: dict[str, float], gap: float) -> str:
     else:
         beats = means[arm] > incumbent + gap
         parts.append(f"{'beats' if beats else 'does not beat'} the incumbent by > {gap}")
-    base = BUILDS_ON.get(arm)
+    base = (stage().get("builds_on") or {}).get(arm)
     if base in means:
         own = means[arm] > means[base] + gap
         parts.append(f"{'beats' if own else 'does not beat'} {base} by > {gap}")

@@ -20,7 +20,7 @@ def test_the_rule_reads_each_arm_against_the_incumbent_and_its_base():
     verdict = _module().verdict
     means = {"incumbent": 0.48, "A": 0.464, "C_on_A": 0.474, "B": 0.51}
     assert verdict("A", means, 0.02) == "does not beat the incumbent by > 0.02"
-    assert verdict("B", means, 0.02) == "beats the incumbent by > 0.02"
+    assert verdict("B", means, 0.02) == "beats the incumbent by > 0.02; beats A by > 0.02"
     assert verdict("C_on_A", means, 0.02) == (
         "does not beat the incumbent by > 0.02; does not beat A by > 0.02"
     )
@@ -37,3 +37,14 @@ def test_every_arm_but_the_incumbent_trains_frozen_with_its_own_overrides():
     assert not any("freeze_encoder" in o for o in incumbent)
     b = module.overrides("B", 13)
     assert "model.freeze_encoder=true" in b and "data=zeroshot_cpu_mut" in b and "seed=13" in b
+
+
+def test_every_arm_that_builds_on_another_names_an_arm_of_the_protocol():
+    stage = _module().stage()
+    for arm, base in stage["builds_on"].items():
+        assert arm in stage["arms"] and base in stage["arms"], (arm, base)
+
+
+def test_b1_reads_one_mutant_per_program():
+    b1 = _module().overrides("B1", 12)
+    assert "data.mutants_per_program=1" in b1 and "data=zeroshot_cpu_mut" in b1

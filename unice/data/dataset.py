@@ -92,11 +92,25 @@ def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
     )
 
 
+def _mutant_parent(record: dict[str, Any]) -> str | None:
+    """The parent a mutant row was made from (``task::<parent>``), ``None`` for other rows.
+
+    Mutants of real programs name their parent in ``source`` (``mutant:<operators> of
+    <parent>``); mutants of the reference say only ``mutant:<operators>``.
+    """
+    source = str(record.get("source") or "")
+    if not source.startswith("mutant:"):
+        return None
+    parent = source.rsplit(" of ", 1)[1] if " of " in source else "reference"
+    return f"{record.get('task_id', '')}::{parent}"
+
+
 def read_split(
     folder: str | os.PathLike[str],
     split: str,
     build_command: str = "",
     limit: int | None = None,
+    mutants_per_program: int | None = None,
 ) -> list[Sample]:
     """Read ``folder/<split>.jsonl``.
 
@@ -105,6 +119,10 @@ def read_split(
         split: ``train``, ``dev`` or ``test``.
         build_command: the command that builds this dataset, named in the error if missing.
         limit: keep only the first ``limit`` samples (quick runs).
+        mutants_per_program: keep only the first this-many mutant rows of each parent program
+            (in file order, so the choice is fixed); ``None`` keeps all. Why: the mix ratio of
+            mutants to real programs is a training choice decided on dev, and rebuilding the
+            folder per ratio would relabel the same programs.
 
     Raises:
         DatasetMissingError: the folder or split file is missing (one line naming the fix).
@@ -117,8 +135,16 @@ def read_split(
     if not path.is_file():
         fix = build_command or "python -m data_builders build <humaneval|mbpp|apps> --out DIR"
         raise DatasetMissingError(f"dataset split {path} not found; build it with: {fix}")
+    if mutants_per_program is not None and mutants_per_program < 0:
+        raise DatasetFormatError(f"mutants_per_program must be >= 0, got {mutants_per_program}")
     samples = []
+    kept_mutants: dict[str, int] = {}
     for line_number, record in iter_jsonl(path, required=REQUIRED_FIELDS, what="dataset row"):
+        parent = _mutant_parent(record) if mutants_per_program is not None else None
+        if parent is not None:
+            if kept_mutants.get(parent, 0) >= mutants_per_program:
+                continue
+            kept_mutants[parent] = kept_mutants.get(parent, 0) + 1
         samples.append(_to_sample(record, f"{path}:{line_number}", Path(folder).name))
         if limit is not None and len(samples) >= limit:
             break
@@ -134,13 +160,14 @@ def read_splits(
     split: str,
     build_commands: Sequence[str] = (),
     limit: int | None = None,
+    mutants_per_program: int | None = None,
 ) -> list[Sample]:
     """One split of several dataset folders, concatenated; each sample's ``origin`` names its
-    folder. ``limit`` applies per folder."""
+    folder. ``limit`` and ``mutants_per_program`` apply per folder (see :func:`read_split`)."""
     commands = list(build_commands) + [""] * (len(folders) - len(build_commands))
     samples: list[Sample] = []
     for folder, command in zip(folders, commands, strict=True):
-        samples += read_split(folder, split, command, limit)
+        samples += read_split(folder, split, command, limit, mutants_per_program)
     return samples
 
 

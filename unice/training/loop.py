@@ -123,7 +123,13 @@ def _setup(cfg: DictConfig) -> _Run:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
     dirs, weights, commands = data_folders(data)
-    train_samples = read_splits(dirs, "train", commands, data.get("max_train_samples"))
+    train_samples = read_splits(
+        dirs,
+        "train",
+        commands,
+        data.get("max_train_samples"),
+        mutants_per_program=data.get("mutants_per_program"),
+    )
     dev_split = data.get("dev_split", "dev")
     dev_samples = (
         read_splits(dirs, dev_split, commands, data.get("max_dev_samples")) if dev_split else None
