@@ -103,6 +103,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="override the config's seed")
     parser.add_argument("--split-ratios", help="train,dev,test (e.g. 0,0,1 for a test-only set)")
     parser.add_argument(
+        "--held-out-from",
+        type=int,
+        metavar="N",
+        help="fixed test split: tasks numbered N and above (HumanEval/N, CPP/N, ...) are test, "
+        "the rest train/dev by --split-ratios' train:dev share (default: the config's "
+        "held_out_from; humaneval-x: 82, the multilingual model's split)",
+    )
+    parser.add_argument(
         "--config", type=Path, help="builder YAML (default configs/build/<dataset>.yaml)"
     )
     parser.add_argument(
@@ -197,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, seed=args.seed)
     if args.split_ratios:
         config = dataclasses.replace(config, split_ratios=parse_ratios(args.split_ratios))
+    if args.held_out_from is not None:
+        if args.held_out_from < 0:
+            raise UserError(f"--held-out-from {args.held_out_from} must be >= 0")
+        config = dataclasses.replace(config, held_out_from=args.held_out_from)
     request = BuildRequest(
         dataset=args.dataset,
         out=args.out,

@@ -72,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     )
     problems = load_problems(args.dataset, args.source)
     if args.split != "all":
-        problems = split_problems(problems, args.split, config.split_ratios, config.seed)
+        problems = split_problems(
+            problems, args.split, config.split_ratios, config.seed, config.held_out_from
+        )
     problems = problems[: args.max_problems] if args.max_problems else problems
     engine_settings = load_engine_settings(threads=args.threads, parallel=args.parallel)
     if args.cached_only:

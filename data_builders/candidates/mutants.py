@@ -317,3 +317,27 @@ def make_sample_mutants(
         )
         for j, mutant in enumerate(mutants)
     ]
+
+
+def make_text_mutants(
+    task_id: str, prompt: str, reference: str, count: int, seed: int
+) -> list[Candidate]:
+    """Up to ``count`` one-edit mutants of a C++/Java/JavaScript/Go/Rust reference, kind
+    ``mutant``: a comparison, arithmetic operator, boolean or constant changed at a seeded
+    site (:func:`data_builders.problems.multipl_e_rows.mutants`).
+
+    Why textual: these languages have no parser in the standard library that could check a
+    mutant the way :func:`make_mutants` does with ``ast``; a mutant that no longer compiles
+    is a real candidate too (labelled ``compile_error``). Only the text after ``prompt`` is
+    edited, so the declaration the tests call stays intact. The same (seed, task) gives the
+    same mutants in any process.
+    """
+    from data_builders.problems.multipl_e_rows import mutants
+
+    head = prompt if prompt and reference.startswith(prompt) else ""
+    body = reference[len(head) :]
+    edited = mutants(body, count, _task_rng(seed, task_id))
+    return [
+        Candidate(task_id, head + program, "mutant:one_edit", "mutant", index)
+        for index, program in enumerate(edited)
+    ]

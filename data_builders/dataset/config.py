@@ -86,6 +86,9 @@ class BuildConfig:
 
     seed: int = 20240101
     split_ratios: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    # the first test task number: tasks numbered at or above it are test, the rest train/dev
+    # by split_ratios' train:dev share (data_builders.dataset.splits.assign_splits)
+    held_out_from: int | None = None
     extension: ExtensionConfig = field(default_factory=ExtensionConfig)
     limits: LimitPolicy = field(default_factory=LimitPolicy)  # from limits.yaml, not here
     mutants: MutantConfig = field(default_factory=MutantConfig)
@@ -93,7 +96,12 @@ class BuildConfig:
     decontamination: DecontaminationConfig = field(default_factory=DecontaminationConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The settings as plain data; ``held_out_from`` only when set, so builds made before
+        it existed keep their fingerprint (and resume instead of being refused)."""
+        out = dataclasses.asdict(self)
+        if out["held_out_from"] is None:
+            del out["held_out_from"]
+        return out
 
     def fingerprint(self) -> str:
         blob = json.dumps(self.to_dict(), sort_keys=True)

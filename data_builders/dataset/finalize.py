@@ -46,7 +46,12 @@ def finalize(
     """
     out_dir = Path(out_dir)
     tasks = sorted(tasks, key=lambda t: t["_index"])
-    split_of = assign_splits([t["task_id"] for t in tasks], meta["split_ratios"], meta["seed"])
+    split_of = assign_splits(
+        [t["task_id"] for t in tasks],
+        meta["split_ratios"],
+        meta["seed"],
+        meta.get("held_out_from"),
+    )
     dropped = [t for t in tasks if t.get("dropped")]  # by decontamination, after the split
     gone = {t["task_id"] for t in dropped}
     tasks = [t for t in tasks if t["task_id"] not in gone]

@@ -63,12 +63,6 @@ def check_request(request: Any) -> None:
             f"build humaneval-x needs --language, one of {', '.join(LANGUAGE_NAMES)} "
             f"(got {request.language!r})"
         )
-    if request.mutants:
-        raise UserError(
-            "build humaneval-x: --mutants makes Python AST mutants; for "
-            f"{LANGUAGE_NAMES[request.language]} make one-edit mutants with "
-            "benchmarks/make_multilingual_programs.py and pass them as --samples"
-        )
     if request.generate:
         from data_builders.candidates.local import is_local
 

@@ -22,7 +22,7 @@ from typing import Any
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.candidates.generate import SamplingSettings
-from data_builders.candidates.mutants import make_mutants, make_sample_mutants
+from data_builders.candidates.mutants import make_mutants, make_sample_mutants, make_text_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
 from data_builders.dataset.cards import card_extras
 from data_builders.dataset.config import BuildConfig
@@ -228,7 +228,11 @@ def _candidates(
         yield from samples
         if not request.mutants or not _gets_mutants(request, spec.task_id, split_of):
             continue
-        if request.mutants_of == "reference":
+        if request.mutants_of == "reference" and request.language:
+            yield from make_text_mutants(
+                spec.task_id, spec.problem.prompt, spec.references[0], request.mutants, seed
+            )
+        elif request.mutants_of == "reference":
             yield from make_mutants(
                 spec.task_id, spec.references[0], request.mutants, seed, max_edits
             )
@@ -339,11 +343,13 @@ def build_state(request: BuildRequest) -> tuple[str, str]:
 def build_meta(request: BuildRequest) -> dict[str, Any]:
     """Provenance for stats.json (nothing machine- or time-dependent: merge must match)."""
     language = {"language": request.language} if request.language else {}
+    held_out = request.config.held_out_from
     return {
         "dataset": request.dataset,
         **language,
         "seed": request.config.seed,
         "split_ratios": list(request.config.split_ratios),
+        **({"held_out_from": held_out} if held_out is not None else {}),
         "config_fingerprint": request.config.fingerprint(),
         "config": request.config.to_dict(),
         "candidate_sources": request.candidate_sources(),
@@ -369,7 +375,9 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
         for i, p in enumerate(problems)
         if i % request.num_shards == request.shard_index
     ]
-    split_of = assign_splits([p.task_id for p in problems], cfg.split_ratios, cfg.seed)
+    split_of = assign_splits(
+        [p.task_id for p in problems], cfg.split_ratios, cfg.seed, cfg.held_out_from
+    )
     backend = request.executor or ExecutorSettings()
     with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
         # Two executors: reference runs must not get labelling's cap after a timeout.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from data_builders.errors import UserError
 from data_builders.problems.base import Problem
 
 SPLITS = ("train", "dev", "test")
@@ -30,28 +31,70 @@ def split_counts(n: int, ratios: Sequence[float]) -> list[int]:
     return counts
 
 
-def assign_splits(task_ids: Sequence[str], ratios: Sequence[float], seed: int) -> dict[str, str]:
+def task_number(task_id: str) -> int:
+    """``82`` for ``HumanEval/82``, ``CPP/82`` or ``Rust/82``: the HumanEval task a problem is
+    (or translates), the same number in every language.
+
+    Raises:
+        UserError: the id has no number after its last ``/``.
+    """
+    tail = task_id.rsplit("/", 1)[-1]
+    if not tail.isdigit():
+        raise UserError(
+            f"task {task_id!r} has no task number (NAME/<number>), which held_out_from needs; "
+            "set held_out_from: null in the build config for this dataset"
+        )
+    return int(tail)
+
+
+def assign_splits(
+    task_ids: Sequence[str],
+    ratios: Sequence[float],
+    seed: int,
+    held_out_from: int | None = None,
+) -> dict[str, str]:
     """task_id -> split name.
 
     Tasks are shuffled with ``random.Random(seed)`` from their dataset order, then cut by
-    :func:`split_counts`.
+    :func:`split_counts`. With ``held_out_from``, the split is fixed by task number instead of
+    drawn: every task numbered ``held_out_from`` or above is test, and the others are shuffled
+    and cut into train and dev by the train:dev share of ``ratios`` (ratios without train or
+    dev, a test-only set, make every task test). Why: HumanEval-X is the
+    same 164 problems in six languages, and a multilingual model must hold out the same
+    problems in every language (a problem trained on in C++ is not unseen in Rust).
 
     Args:
         task_ids: every task of the dataset, in dataset order (not only this shard's).
         ratios: (train, dev, test) weights.
         seed: the build seed.
+        held_out_from: the first test task number (``None``: ratios decide the test split too).
     """
-    order = list(task_ids)
-    random.Random(seed).shuffle(order)
-    counts = split_counts(len(order), ratios)
-    names = [name for name, count in zip(SPLITS, counts, strict=True) for _ in range(count)]
-    return dict(zip(order, names, strict=True))
+    if held_out_from is None:
+        order = list(task_ids)
+        random.Random(seed).shuffle(order)
+        counts = split_counts(len(order), ratios)
+        names = [name for name, count in zip(SPLITS, counts, strict=True) for _ in range(count)]
+        return dict(zip(order, names, strict=True))
+    if ratios[0] + ratios[1] <= 0:  # a test-only set (--split-ratios 0,0,1): all of it
+        return dict.fromkeys(task_ids, "test")
+    split_of = {t: "test" for t in task_ids if task_number(t) >= held_out_from}
+    rest = [t for t in task_ids if t not in split_of]
+    random.Random(seed).shuffle(rest)
+    train, dev = split_counts(len(rest), [ratios[0], ratios[1]]) if rest else (0, 0)
+    split_of.update(dict.fromkeys(rest[:train], "train"))
+    split_of.update(dict.fromkeys(rest[train : train + dev], "dev"))
+    return split_of
 
 
 def split_problems(
-    problems: Sequence[Problem], split: str, ratios: Sequence[float], seed: int
+    problems: Sequence[Problem],
+    split: str,
+    ratios: Sequence[float],
+    seed: int,
+    held_out_from: int | None = None,
 ) -> list[Problem]:
     """The problems of one split, by the builder's own splitting (all problems, dataset order,
-    the config's seed and ratios), so they are exactly the build's ``split`` problems."""
-    split_of = assign_splits([p.task_id for p in problems], ratios, seed)
+    the config's seed, ratios and held-out tasks), so they are exactly the build's ``split``
+    problems."""
+    split_of = assign_splits([p.task_id for p in problems], ratios, seed, held_out_from)
     return [p for p in problems if split_of[p.task_id] == split]

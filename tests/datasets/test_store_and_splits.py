@@ -38,3 +38,28 @@ def test_splits_are_by_problem_seeded_and_follow_ratios() -> None:
     assert set(assign_splits(tasks, (0, 0, 1), seed=3).values()) == {"test"}
     small = assign_splits(["a", "b", "c"], (0.8, 0.1, 0.1), seed=0)
     assert sorted(small.values()) == ["dev", "test", "train"]
+
+
+def test_a_fixed_test_split_holds_out_the_same_task_numbers_in_every_language():
+    from data_builders.dataset.splits import task_number
+
+    for prefix in ("HumanEval", "CPP", "Rust"):
+        tasks = [f"{prefix}/{i}" for i in range(164)]
+        split = assign_splits(tasks, (0.8, 0.2, 0.0), seed=5, held_out_from=82)
+        assert {t for t, s in split.items() if s == "test"} == set(tasks[82:])
+        assert sum(s == "dev" for s in split.values()) == 16
+        assert sum(s == "train" for s in split.values()) == 66
+    cpp = assign_splits([f"CPP/{i}" for i in range(164)], (0.8, 0.2, 0), 5, 82)
+    rust = assign_splits([f"Rust/{i}" for i in range(164)], (0.8, 0.2, 0), 5, 82)
+    assert {task_number(t) for t, s in cpp.items() if s == "dev"} == {
+        task_number(t) for t, s in rust.items() if s == "dev"
+    }  # the dev problems too are the same numbers in every language
+    with pytest.raises(UserError, match="no task number"):
+        assign_splits(["Mbpp/x"], (1, 0, 0), 0, held_out_from=1)
+
+
+def test_a_build_config_without_held_out_tasks_keeps_its_fingerprint():
+    from data_builders.dataset.config import BuildConfig
+
+    assert "held_out_from" not in BuildConfig().to_dict()
+    assert BuildConfig(held_out_from=82).fingerprint() != BuildConfig().fingerprint()

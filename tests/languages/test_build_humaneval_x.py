@@ -264,7 +264,7 @@ def test_what_humaneval_x_cannot_do_is_one_line(tmp_path: Path, monkeypatch, cap
     problems, samples = _inputs(tmp_path, "js")
     out = tmp_path / "out"
     for extra, words in (
-        (["--mutants", "2"], "make_multilingual_programs.py"),
+        (["--mutants-of", "samples", "--mutants", "2"], "are for Python datasets"),
         (["--generate", "smollm2"], "--generate local[:GGUF] is the generator"),
     ):
         assert main([*_argv("js", problems, samples, out), *extra]) == 2
@@ -407,3 +407,32 @@ def test_build_with_generate_local_continues_each_prompt(
     assert not wrong["passed"] and wrong["executable"]
     assert "helper" not in right["generated"] and "main" not in right["generated"]
     assert main(argv) == 0 and len(engines) == 1  # finished: the cached replies are reused
+
+
+def test_mutants_of_the_canonical_solution_are_labelled_in_the_language(tmp_path: Path) -> None:
+    need("js")
+    problems, _ = _inputs(tmp_path, "js")
+    samples = _write(tmp_path / "none.jsonl", [])
+    out = tmp_path / "out"
+    argv = _argv("js", problems, samples, out, "--mutants", "2", "--split-ratios", "0,0,1")
+    assert main(argv) == 0
+    mutants = [r for r in _rows(out).values() if "::mutant::" in r["id"]]
+    first = TASKS["js"][0]
+    assert mutants and all(r["source"] == "mutant:one_edit" for r in mutants)
+    assert all(r["language"] == "js" and r["generated"] != first["canonical_solution"]
+               for r in mutants)  # fmt: skip
+    assert any(r["pass_ratio"] < 1.0 for r in mutants)  # one edit changes some verdicts
+
+
+def test_text_mutants_edit_only_the_completion_and_are_seeded() -> None:
+    from data_builders.candidates.mutants import make_text_mutants
+
+    prompt = "int add(int x, int y){\n"
+    reference = prompt + "    return x + y > 0 ? 1 : 0;\n}\n"
+    made = make_text_mutants("CPP/0", prompt, reference, 3, seed=7)
+    assert len(made) == 3 and len({m.program for m in made}) == 3
+    assert all(m.program.startswith(prompt) and m.program != reference for m in made)
+    assert [m.program for m in made] == [
+        m.program for m in make_text_mutants("CPP/0", prompt, reference, 3, seed=7)
+    ]
+    assert [m.index for m in made] == [0, 1, 2] and {m.kind for m in made} == {"mutant"}
