@@ -8,7 +8,8 @@ from typing import Any
 import torch
 
 from unice.data.encoding import ESTIMATOR_INPUTS, FLOAT_INPUTS, InputEncoder
-from unice.errors import ScoringInputError
+from unice.data.languages import check_language
+from unice.errors import ScoringInputError, UniCEError
 from unice.modeling.configuration import FORMATS
 
 _KEY_SUFFIX = {"ref": "_ref", "nl": "_nl", "ref_nl": "_ref_nl"}
@@ -57,6 +58,7 @@ def score(
     generated: Sequence[str],
     references: Sequence[str | None] | None = None,
     nls: Sequence[str | None] | None = None,
+    languages: Sequence[str | None] | None = None,
     batch_size: int = 32,
     progress: bool = False,
     tokenizer: Any = None,
@@ -76,6 +78,9 @@ def score(
         generated: candidate programs.
         references: reference solutions aligned with ``generated`` (``None``/"" = absent).
         nls: problem descriptions aligned with ``generated`` (``None``/"" = absent).
+        languages: each sample's programming language (``python``, ``cpp``, ``java``, ``js``,
+            ``go``, ``rust``; ``None`` = Python): how its code is parsed for the exact
+            features. A file may mix languages.
         batch_size: samples per forward pass.
         progress: show a progress bar on stderr.
         tokenizer: encode with this tokenizer instead of the model's own (training passes
@@ -86,7 +91,8 @@ def score(
         ``codescore_{ref,nl,ref_nl}`` / ``exec_prob_{ref,nl,ref_nl}`` (``None`` when absent).
 
     Raises:
-        ScoringInputError: lengths differ, or a sample has neither reference nor NL.
+        ScoringInputError: lengths differ, a sample has neither reference nor NL, or a
+            language is not one of the supported ones.
     """
     if isinstance(generated, str):
         raise ScoringInputError("generated must be a list of strings, not one string")
@@ -94,6 +100,7 @@ def score(
     n = len(generated)
     references = _check_lengths("references", references, n)
     nls = _check_lengths("nls", nls, n)
+    languages = _check_languages(_check_lengths("languages", languages, n))
     if batch_size < 1:
         raise ScoringInputError(f"batch_size={batch_size} must be >= 1")
     config = model.config
@@ -102,10 +109,10 @@ def score(
     _check_usable(formats, references, nls)
     # identical inputs are scored once and share their scores: ties stay exact ties instead
     # of differing by float noise from different batch padding (and LLM samples repeat a lot)
-    first_of: dict[tuple[str, str | None, str | None], int] = {}
+    first_of: dict[tuple[str, str | None, str | None, str], int] = {}
     source = [
-        first_of.setdefault((g, r, d), i)
-        for i, (g, r, d) in enumerate(zip(generated, references, nls, strict=True))
+        first_of.setdefault(key, i)
+        for i, key in enumerate(zip(generated, references, nls, languages, strict=True))
     ]
     unique = sorted(set(source))
     order = _batch_order(unique, generated, references, nls, config.architecture)
@@ -119,12 +126,27 @@ def score(
     rows = [empty_row() for _ in range(n)]
     try:
         for indices in batches:
-            _score_batch(model, encoder, formats, indices, (generated, references, nls), rows)
+            texts = (generated, references, nls, languages)
+            _score_batch(model, encoder, formats, indices, texts, rows)
     finally:
         model.train(was_training)
     for index in unique:
         _combine(rows[index])
     return [rows[i] if i == first else dict(rows[first]) for i, first in enumerate(source)]
+
+
+def _check_languages(languages: list[str | None]) -> list[str]:
+    """Each sample's language checked against the supported ones (``None`` = Python)."""
+    known: dict[str | None, str] = {}
+    out = []
+    for index, language in enumerate(languages):
+        if language not in known:
+            try:
+                known[language] = check_language(language)
+            except UniCEError as exc:
+                raise ScoringInputError(f"sample {index}: {exc}") from None
+        out.append(known[language])
+    return out
 
 
 def _chars(*texts: str | None) -> int:
@@ -176,12 +198,12 @@ def _check_usable(formats: list[str], references: list, nls: list) -> None:
 def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
     """Score samples ``indices`` in every format they have; fill their ``rows`` in place."""
     device = next(model.parameters()).device
-    generated, references, nls = ([column[i] for i in indices] for column in texts)
+    generated, references, nls, languages = ([column[i] for i in indices] for column in texts)
     if model.config.architecture == "estimator":
-        segments = (generated, references, nls)
+        segments = (generated, references, nls, languages)
         _score_estimator_batch(model, encoder, formats, indices, segments, rows, device)
         return
-    encoded = encoder.encode_formats(generated, references, nls, formats)
+    encoded = encoder.encode_formats(generated, references, nls, formats, languages)
     for fmt, (positions, batch) in encoded.items():
         tensors = {key: torch.tensor(value, device=device) for key, value in batch.items()}
         probs = _probabilities(model(**tensors).logits)
@@ -191,7 +213,8 @@ def _score_batch(model, encoder, formats, indices, texts, rows) -> None:
 
 def _score_estimator_batch(model, encoder, formats, indices, texts, rows, device) -> None:
     """One forward for every format of an estimator model (its segments are shared)."""
-    encoded = encoder.encode_segments(*texts, formats)
+    generated, references, nls, languages = texts
+    encoded = encoder.encode_segments(generated, references, nls, formats, languages)
     tensors = {
         key: torch.tensor(
             encoded[key],

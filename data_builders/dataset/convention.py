@@ -59,10 +59,20 @@ def task_text(problem: Problem) -> str:
     question, followed by the starter code when there is one.
     """
     if problem.prompt and problem.reference.startswith(problem.prompt):
-        return problem.prompt
+        return _declaration_before(problem) + problem.prompt
     starter = str(problem.metadata.get("starter_code") or "").strip()
     question = (problem.nl or "").strip()
     return f"{question}\n\n{starter}" if starter else question
+
+
+def _declaration_before(problem: Problem) -> str:
+    """HumanEval-X's Rust declaration (its ``use`` lines and the function's signature), which
+    the program puts before the prompt: Rust's prompt is only a doc comment, so without it the
+    task would not name the function, its parameters or its types. Empty for every other
+    problem (their prompts hold the signature)."""
+    if problem.metadata.get("language") != "rust":
+        return ""
+    return str(problem.metadata.get("declaration") or "")
 
 
 def code_without_prompt(program: str, problem: Problem) -> str:

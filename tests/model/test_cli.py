@@ -7,7 +7,7 @@ import json
 import pytest
 
 from data_builders.jsonl import read_jsonl, write_jsonl
-from unice.cli.score import main
+from unice.cli.score import main, read_inputs
 
 KEYS = ("codescore", "exec_prob", "codescore_ref", "codescore_nl", "codescore_ref_nl")
 
@@ -43,6 +43,10 @@ def test_scores_a_file_and_keeps_input_fields(tiny_checkpoint, tmp_path, capsys)
         (
             ['{"completion": "    return 1", "nl": "d"}'],
             "in.jsonl:1: a 'completion' needs its prompt",
+        ),
+        (
+            ['{"generated": "x", "nl": "n", "language": "cobol"}'],
+            "in.jsonl:1: unknown language 'cobol'; supported: python, cpp, java, js, go, rust",
         ),
     ],
 )
@@ -101,3 +105,22 @@ def test_problems_set_supplies_prompt_and_reference(tiny_checkpoint, tmp_path):
     assert row["codescore_ref_nl"] is not None  # the reference came from the problem
     write_jsonl(src, [{"task_id": "P/9", "completion": "    return x\n"}])
     assert main(args) == 2
+
+
+def test_a_file_may_mix_languages_and_task_ids_imply_them(tiny_checkpoint, tmp_path):
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    lines = [
+        {"id": "py", "generated": "    return a + b\n", "nl": "def add(a, b):\n"},
+        {"id": "cpp", "task_id": "CPP/0", "generated": "    return a + b;\n}\n",
+         "nl": "int add(int a, int b){\n"},
+        {"id": "js", "generated": "  return a + b;\n};\n", "nl": "const add = (a, b) => {\n",
+         "language": "js"},
+    ]  # fmt: skip
+    write_jsonl(src, lines)
+    assert read_inputs(str(src)).languages == ["python", "cpp", "js"]
+    code = main(["--model", str(tiny_checkpoint), "--input", str(src), "--output", str(out),
+                 "--no-progress"])  # fmt: skip
+    assert code == 0
+    rows = read_jsonl(out)
+    assert [r["id"] for r in rows] == ["py", "cpp", "js"]
+    assert all(0.0 <= r["codescore"] <= 1.0 for r in rows)

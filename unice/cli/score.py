@@ -12,6 +12,11 @@ A line carries either
   ``--problems humaneval|mbpp [--problems-file PATH]`` to look the prompt (and the reference
   solution) up.
 
+A line may name its programming language in ``language`` (``python``, ``cpp``, ``java``,
+``js``, ``go``, ``rust``; HumanEval-X task ids such as ``CPP/7`` imply it; Python otherwise),
+so one file can mix languages. An unknown language is a one-line error naming the supported
+ones.
+
 A ``completion`` with no way to find its prompt is an error: scoring it bare would feed the
 model something it never saw in training. Every input field is kept and ``codescore``,
 ``exec_prob`` and the per-format scores are added. ``OUT.meta.json`` records the model, the
@@ -26,12 +31,13 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from data_builders.dataset.convention import code_without_prompt, strip_prompt
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl, write_jsonl
 from data_builders.problems.base import Problem
+from unice.data.languages import row_language
 from unice.errors import ScoringInputError, UniCEError
 
 
@@ -63,19 +69,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def read_inputs(
-    path: str, problems: Mapping[str, Problem] | None = None
-) -> tuple[list[dict[str, Any]], list[str], list[str | None], list[str | None]]:
-    """Records and their generated code / references / NLs under the input convention.
+class ScoringInputs(NamedTuple):
+    """The lines of an input file, column-wise, under the input convention."""
+
+    records: list[dict[str, Any]]
+    generated: list[str]
+    references: list[str | None]
+    nls: list[str | None]
+    languages: list[str]
+
+
+def read_inputs(path: str, problems: Mapping[str, Problem] | None = None) -> ScoringInputs:
+    """Records and their generated code / references / NLs / languages under the input
+    convention.
 
     Raises:
         UserError: ``file:line`` and the fix for a malformed line, a missing field, a
-            ``completion`` whose prompt cannot be found, or an unknown ``task_id``.
+            ``completion`` whose prompt cannot be found, an unknown ``task_id`` or an unknown
+            ``language``.
     """
-    records, generated, references, nls = [], [], [], []
+    records, generated, references, nls, languages = [], [], [], [], []
     for line_number, record in iter_jsonl(path, what="sample"):
         where = f"{path}:{line_number}"
-        for field in ("generated", "completion", "reference", "nl", "prompt"):
+        for field in ("generated", "completion", "reference", "nl", "prompt", "language"):
             if record.get(field) is not None and not isinstance(record[field], str):
                 raise UserError(f"{where}: '{field}' must be a string")
         code, reference, nl = _texts(record, problems, where)
@@ -84,11 +100,15 @@ def read_inputs(
                 f"{where}: sample has neither 'reference' nor 'nl'; "
                 "CodeScore needs at least one of them"
             )
+        try:
+            languages.append(row_language(record))
+        except UniCEError as exc:
+            raise UserError(f"{where}: {exc}") from None
         records.append(record)
         generated.append(code)
         references.append(reference)
         nls.append(nl)
-    return records, generated, references, nls
+    return ScoringInputs(records, generated, references, nls, languages)
 
 
 def _texts(
@@ -139,17 +159,19 @@ def run(args: argparse.Namespace) -> int:
         from data_builders.label import problem_set
 
         problems = problem_set(args.problems or "humaneval", args.problems_file)
-    records, generated, references, nls = read_inputs(args.input, problems)
+    inputs = read_inputs(args.input, problems)
     model = unice.load_model(args.model, device=args.device)
     start = time.perf_counter()
     rows = model.score(
-        generated=generated,
-        references=references,
-        nls=nls,
+        generated=inputs.generated,
+        references=inputs.references,
+        nls=inputs.nls,
+        languages=inputs.languages,
         batch_size=args.batch_size,
         progress=not args.no_progress,
     )
     seconds = time.perf_counter() - start
+    records = inputs.records
     write_jsonl(args.output, ({**record, **row} for record, row in zip(records, rows, strict=True)))
     meta = {
         "model": str(Path(args.model).resolve()),

@@ -20,6 +20,7 @@ import torch
 from data_builders.dataset.convention import stale_folder_message
 from data_builders.jsonl import iter_jsonl
 from unice.data.encoding import FLOAT_INPUTS, InputEncoder
+from unice.data.languages import DEFAULT_LANGUAGE, row_language
 from unice.errors import DatasetFormatError, DatasetMissingError
 from unice.modeling.configuration import FAULT_CLASSES, FORMATS
 
@@ -40,6 +41,7 @@ class Sample:
     task_id: str = ""
     origin: str = ""
     faults: tuple[float, ...] = ()
+    language: str = DEFAULT_LANGUAGE
 
     def labels(self) -> list[float]:
         """``[PassRatio, Executability, Passability]`` as floats."""
@@ -78,6 +80,10 @@ def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
     if not isinstance(ratio, (int, float)) or not 0.0 <= float(ratio) <= 1.0 or math.isnan(ratio):
         raise DatasetFormatError(f"{where}: pass_ratio must be a number in [0, 1], got {ratio!r}")
     passed = record.get("passed")
+    try:
+        language = row_language(record)
+    except DatasetFormatError as exc:
+        raise DatasetFormatError(f"{where}: {exc}") from None
     return Sample(
         id=str(record.get("id", where)),
         generated=str(record["generated"]),
@@ -89,6 +95,7 @@ def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
         task_id=str(record.get("task_id") or record.get("id", where)),
         origin=origin,
         faults=fault_mix(record.get("status_counts")),
+        language=language,
     )
 
 
@@ -217,14 +224,15 @@ class Collator:
             [s.reference for s in samples],
             [s.nl for s in samples],
         )
+        languages = [s.language for s in samples]
         if self.architecture == "estimator":
-            encoded = self.encoder.encode_segments(*texts, self.formats)
+            encoded = self.encoder.encode_segments(*texts, self.formats, languages)
             out = {
                 key: torch.tensor(value, dtype=torch.float32 if key in FLOAT_INPUTS else torch.long)
                 for key, value in encoded.items()
             }
             return self._with_labels(out, samples)
-        joined = self.encoder.join_formats(*texts, self.formats)
+        joined = self.encoder.join_formats(*texts, self.formats, languages)
         rows: list[tuple[list[int], list[int]]] = []
         format_ids: list[int] = []
         sample_index: list[int] = []

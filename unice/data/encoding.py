@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unice.data.features import clean_generated, exact_features
+from unice.data.languages import DEFAULT_LANGUAGE
 from unice.data.layout import encode_layout
 from unice.errors import ModelConfigError
 from unice.modeling.configuration import CODE_TRUNCATIONS, FORMATS
@@ -212,30 +213,44 @@ class InputEncoder:
             bool(getattr(config, "structure_features", False)),
         )
 
-    def cleaned(self, generated: Sequence[str], nls: Sequence[str | None]) -> list[str]:
-        """The generated code as the model reads it: cleaned of tell-tales when ``clean``."""
+    def cleaned(
+        self,
+        generated: Sequence[str],
+        nls: Sequence[str | None],
+        languages: Sequence[str] | None = None,
+    ) -> list[str]:
+        """The generated code as the model reads it: cleaned of tell-tales when ``clean``
+        (Python's tell-tales only: other languages' code is read as it is)."""
         if not self.clean:
             return list(generated)
         cache = self._clean_cache
         if len(cache) > TOKEN_CACHE_SIZE:
             cache.clear()
         out = []
-        for code, nl in zip(generated, nls, strict=True):
-            key = (code, nl or None)
+        for code, nl, language in zip(generated, nls, _languages(languages, len(nls)), strict=True):
+            key = (code, nl or None, language)
             if key not in cache:
-                cache[key] = clean_generated(code, nl or None)
+                cache[key] = clean_generated(code, nl or None, language=language)
             out.append(cache[key])
         return out
 
-    def row_features(self, generated: str, reference: str | None, nl: str | None) -> list[float]:
+    def row_features(
+        self,
+        generated: str,
+        reference: str | None,
+        nl: str | None,
+        language: str = DEFAULT_LANGUAGE,
+    ) -> list[float]:
         """:func:`~unice.data.features.exact_features` of one row from the fields its format
-        has (``None`` for the others), computed once per distinct row."""
-        key = (generated, reference, nl)
+        has (``None`` for the others), parsed as ``language``; computed once per distinct row."""
+        key = (generated, reference, nl, language)
         cache = self._feature_cache
         if key not in cache:
             if len(cache) > TOKEN_CACHE_SIZE:
                 cache.clear()
-            cache[key] = exact_features(generated, reference, nl, self.structure)
+            cache[key] = exact_features(
+                generated, reference, nl, self.structure, language=language
+            )
         return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
@@ -299,6 +314,7 @@ class InputEncoder:
         references: Sequence[str | None],
         nls: Sequence[str | None],
         formats: Sequence[str] = FORMATS,
+        languages: Sequence[str] | None = None,
     ) -> dict[str, tuple[list[int], dict[str, list[list[int]]]]]:
         """Encode a batch in every format its samples have, each format padded on its own.
 
@@ -307,7 +323,7 @@ class InputEncoder:
             sample; a sample is in ``ref`` iff it has a non-empty reference, in ``nl`` iff it
             has a non-empty NL and in ``ref_nl`` iff it has both.
         """
-        joined = self.join_formats(generated, references, nls, formats)
+        joined = self.join_formats(generated, references, nls, formats, languages)
         return {fmt: (index, self.pad(rows)) for fmt, (index, rows) in joined.items()}
 
     def join_formats(
@@ -316,10 +332,11 @@ class InputEncoder:
         references: Sequence[str | None],
         nls: Sequence[str | None],
         formats: Sequence[str] = FORMATS,
+        languages: Sequence[str] | None = None,
     ) -> dict[str, tuple[list[int], list[tuple[list[int], list[int]]]]]:
         """Like :meth:`encode_formats` but unpadded: ``{format: (sample_indices, rows)}`` with
         rows of ``(input_ids, token_types)``, for callers that pad several formats together."""
-        generated = self.cleaned(generated, nls)
+        generated = self.cleaned(generated, nls, languages)
         tokens, members = self._segment_tokens(generated, references, nls, formats)
         joined = {}
         for fmt, index in members.items():
@@ -366,6 +383,7 @@ class InputEncoder:
         references: Sequence[str | None],
         nls: Sequence[str | None],
         formats: Sequence[str] = FORMATS,
+        languages: Sequence[str] | None = None,
     ) -> dict[str, list]:
         """A batch for an ``estimator`` model: each distinct text once, and rows that point at
         them.
@@ -379,9 +397,11 @@ class InputEncoder:
             ``segment_attention_mask`` (padded, one per distinct text), and per row
             ``generated_index``, ``reference_index``, ``nl_index`` (``-1`` where the row's
             format has no such segment), ``exact_features`` when ``features`` is on; and per
-            row ``format_ids`` and ``sample_index``.
+            row ``format_ids`` and ``sample_index``. ``languages`` (one per sample, Python
+            when ``None``) say how each sample's code is parsed for its exact features.
         """
-        generated = self.cleaned(generated, nls)
+        languages = _languages(languages, len(generated))
+        generated = self.cleaned(generated, nls, languages)
         sep = self.separators
         budget = self.max_length - len(sep.prefix) - len(sep.suffix)
         texts = {"generated": generated, "reference": references, "nl": nls}
@@ -416,7 +436,7 @@ class InputEncoder:
                 if self.features:
                     ref = references[i] if "reference" in parts else None
                     nl = nls[i] if "nl" in parts else None
-                    features.append(self.row_features(generated[i], ref, nl))
+                    features.append(self.row_features(generated[i], ref, nl, languages[i]))
         padded = self.pad(segments)
         out = {
             "segment_input_ids": padded["input_ids"],
@@ -437,3 +457,12 @@ class InputEncoder:
             if ok:
                 out[i] = next(it)
         return out
+
+
+def _languages(languages: Sequence[str] | None, n: int) -> list[str]:
+    """One language per sample: Python for all when ``None`` (rows without a ``language``)."""
+    if languages is None:
+        return [DEFAULT_LANGUAGE] * n
+    if len(languages) != n:
+        raise ValueError(f"{len(languages)} languages for {n} samples")
+    return list(languages)

@@ -11,6 +11,10 @@ never returns). Both are deterministic functions of the text, so training, ``mod
 MBPP's training programs often do (top-level ``print``/``assert``, ``if __name__ ==
 "__main__":`` blocks, the ``from typing import *`` harness prefix), so the model cannot learn
 who wrote a program instead of whether it works.
+
+Rows of another language (``language``: C++, Java, JavaScript, Go, Rust) get the same static
+facts from a tree-sitter parse (:mod:`unice.data.code_parsing`) and no cleaning; the reference
+overlaps are string measures and need no grammar.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ import re
 import symtable
 from collections import Counter
 from collections.abc import Sequence
+
+from unice.data import code_parsing
+from unice.data.languages import DEFAULT_LANGUAGE, check_language
 
 TOKEN_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")
 """Code tokens for the token-level overlaps: identifiers, numbers, single punctuation."""
@@ -96,7 +103,9 @@ def _f_score(matches: int, hyp_total: int, ref_total: int, beta: float = 1.0) ->
     return (1 + b2) * precision * recall / (b2 * precision + recall)
 
 
-def chrf(hypothesis: str, reference: str, order: int = CHRF_ORDER, beta: float = CHRF_BETA) -> float:
+def chrf(
+    hypothesis: str, reference: str, order: int = CHRF_ORDER, beta: float = CHRF_BETA
+) -> float:
     """chrF (Popovic 2015) with whitespace removed: mean character n-gram precision and recall
     over n = 1..order, combined as an F-beta score (beta 2 weighs recall more)."""
     hyp, ref = re.sub(r"\s+", "", hypothesis), re.sub(r"\s+", "", reference)
@@ -256,16 +265,28 @@ def _returns_value(function: ast.AST) -> bool:
     for node in ast.walk(function):
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return True
-        if isinstance(node, ast.Return) and node.value is not None:
-            if not (isinstance(node.value, ast.Constant) and node.value.value is None):
-                return True
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+        ):
+            return True
     return False
 
 
-def static_features(generated: str, nl: str | None, reference: str | None) -> list[float]:
+def static_features(
+    generated: str,
+    nl: str | None,
+    reference: str | None,
+    language: str = DEFAULT_LANGUAGE,
+) -> list[float]:
     """:data:`STATIC_FEATURES` of the candidate, without running it: does the assembled
     program parse, define the entry point at top level, read names it never binds, and does
-    the entry point (or, without one, any function) return a value."""
+    the entry point (or, without one, any function) return a value. Code of another
+    ``language`` is read with tree-sitter (:mod:`unice.data.code_parsing`), where "reads names
+    it never binds" means calls functions nothing defines."""
+    if check_language(language) != DEFAULT_LANGUAGE:
+        return code_parsing.static_features(generated, nl, reference, language)
     tree, source, _ = assemble(generated, nl)
     if tree is None:
         return [0.0] * len(STATIC_FEATURES)
@@ -291,13 +312,16 @@ def node_counts(code: str) -> Counter | None:
     return Counter(type(node).__name__ for node in ast.walk(tree))
 
 
-def structure_features(generated: str, reference: str | None) -> list[float]:
+def structure_features(
+    generated: str, reference: str | None, language: str = DEFAULT_LANGUAGE
+) -> list[float]:
     """:data:`STRUCTURE_FEATURES`: for each of :data:`STRUCTURE_KINDS`, whether g has fewer,
     and whether it has more, of that node kind than the reference. Both are read the same way
     (without the prompt), so a prompt's own calls or docstring never count as a difference.
     All zeros without a reference or when either side does not parse (``has_reference`` and
-    ``parses`` say which)."""
-    if not reference:
+    ``parses`` say which), and for a ``language`` other than Python: the kinds are Python AST
+    nodes, which no other grammar has."""
+    if not reference or check_language(language) != DEFAULT_LANGUAGE:
         return [0.0] * len(STRUCTURE_FEATURES)
     g_counts, r_counts = node_counts(generated), node_counts(reference)
     if g_counts is None or r_counts is None:
@@ -308,13 +332,19 @@ def structure_features(generated: str, reference: str | None) -> list[float]:
 
 
 def exact_features(
-    generated: str, reference: str | None, nl: str | None, structure: bool = False
+    generated: str,
+    reference: str | None,
+    nl: str | None,
+    structure: bool = False,
+    language: str = DEFAULT_LANGUAGE,
 ) -> list[float]:
     """All of :data:`FEATURE_NAMES` for one row, in that order, then :data:`STRUCTURE_FEATURES`
-    when ``structure``."""
-    out = reference_features(generated, reference) + static_features(generated, nl, reference)
+    when ``structure``. ``language`` (a row's ``language`` field) says how the code is parsed;
+    the reference overlaps are string measures that need no grammar."""
+    out = reference_features(generated, reference)
+    out += static_features(generated, nl, reference, language)
     if structure:
-        out += structure_features(generated, reference)
+        out += structure_features(generated, reference, language)
     return out
 
 
@@ -332,22 +362,24 @@ def _is_telltale(node: ast.stmt) -> bool:
             isinstance(test, ast.Compare)
             and isinstance(test.left, ast.Name)
             and test.left.id == "__name__"
-            and any(
-                isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators
-            )
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
         )
     return False
 
 
-def clean_generated(code: str, nl: str | None = None) -> str:
+def clean_generated(code: str, nl: str | None = None, language: str = DEFAULT_LANGUAGE) -> str:
     """``code`` without its top-level tell-tales: ``print(...)`` calls, ``assert``s,
     ``if __name__ == "__main__":`` blocks and ``from typing import *`` (MBPP's harness prefix).
+    Code of another ``language`` is returned as it is: the tell-tales are Python's (MBPP's
+    harness), and HumanEval-X's programs carry none of them.
 
     The candidate is read as a whole program the way :func:`static_features` reads it (with
     its prompt, or a bare body inside a wrapper), so the column-0 lines after a body count as
     top level. Code that does not parse is returned unchanged, and code the cleaning would
     empty keeps its original text (an empty candidate is another input altogether).
     """
+    if check_language(language) != DEFAULT_LANGUAGE:
+        return code
     tree, source, line_of = assemble(code, nl)
     if tree is None:
         return code

@@ -54,6 +54,7 @@ def score_checkpoint(
             generated=data.generated,
             references=[r or None for r in data.references],
             nls=[n or None for n in data.nls],
+            languages=data.languages,
             batch_size=batch_size,
             progress=progress,
         )

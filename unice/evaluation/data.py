@@ -16,6 +16,7 @@ import numpy as np
 from data_builders.dataset.convention import stale_folder_message
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
+from unice.data.languages import row_language
 from unice.evaluation.errors import EvaluationError
 from unice.evaluation.provenance import file_sha256
 
@@ -45,6 +46,7 @@ class EvalData:
         self.generated = [str(r["generated"]) for r in self.rows]
         self.references = [str(r.get("reference") or "") for r in self.rows]
         self.nls = [str(r.get("nl") or "") for r in self.rows]
+        self.languages = [row_language(r) for r in self.rows]
         self.pass_ratio = np.asarray([float(r["pass_ratio"]) for r in self.rows])
         self.executable = np.asarray([bool(r["executable"]) for r in self.rows])
         self.passed = np.asarray([bool(r["passed"]) for r in self.rows])

@@ -405,6 +405,7 @@ class UniCEModel(UniCEPreTrainedModel):
         generated: list[str],
         references: list[str | None] | None = None,
         nls: list[str | None] | None = None,
+        languages: list[str | None] | None = None,
         batch_size: int = 32,
         progress: bool = False,
     ) -> list[dict[str, float | None]]:
@@ -416,6 +417,7 @@ class UniCEModel(UniCEPreTrainedModel):
             generated=generated,
             references=references,
             nls=nls,
+            languages=languages,
             batch_size=batch_size,
             progress=progress,
         )

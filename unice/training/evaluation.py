@@ -35,6 +35,7 @@ def predict(
         generated=[samples[i].generated for i in usable],
         references=[samples[i].reference for i in usable],
         nls=[samples[i].nl for i in usable],
+        languages=[samples[i].language for i in usable],
         batch_size=batch_size,
         progress=progress,
         tokenizer=tokenizer,

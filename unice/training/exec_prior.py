@@ -65,7 +65,7 @@ def exec_prior_rows(
         chunk = samples[start : start + CHUNK]
         encoded = encoder.encode_segments(
             [s.generated for s in chunk], [s.reference for s in chunk], [s.nl for s in chunk],
-            formats,
+            formats, [s.language for s in chunk],
         )  # fmt: skip
         features += encoded["exact_features"]
         labels += [float(chunk[i].executable) for i in encoded["sample_index"]]

@@ -117,6 +117,22 @@ def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[st
     return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
 
 
+def dev_folders(
+    data: DictConfig, dirs: list[str], commands: list[str]
+) -> tuple[list[str], list[str]]:
+    """The folders whose dev split decides (``data.dev_dirs``, default all of ``dirs``), with
+    their build commands. Why: a mix may train on a folder whose dev problems are not the ones
+    the decision is about (MBPP rows in the multilingual model, whose dev set is HumanEval-X's
+    held-in problems in six languages)."""
+    chosen = [str(d) for d in (data.get("dev_dirs") or dirs)]
+    unknown = [d for d in chosen if d not in dirs]
+    if unknown:
+        raise TrainingConfigError(
+            f"data.dev_dirs {unknown} are not in data.dirs {dirs}; name folders it trains on"
+        )
+    return chosen, [commands[dirs.index(d)] for d in chosen]
+
+
 def _setup(cfg: DictConfig) -> _Run:
     settings = TrainerSettings.from_config(cfg.trainer)
     if settings.num_threads:
@@ -131,8 +147,11 @@ def _setup(cfg: DictConfig) -> _Run:
         mutants_per_program=data.get("mutants_per_program"),
     )
     dev_split = data.get("dev_split", "dev")
+    dev_dirs, dev_commands = dev_folders(data, dirs, commands)
     dev_samples = (
-        read_splits(dirs, dev_split, commands, data.get("max_dev_samples")) if dev_split else None
+        read_splits(dev_dirs, dev_split, dev_commands, data.get("max_dev_samples"))
+        if dev_split
+        else None
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
     accelerator = Accelerator(
