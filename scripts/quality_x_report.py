@@ -1,0 +1,160 @@
+"""Combine `make quality-x`'s per-language evaluations into one report with the verdicts.
+
+    python scripts/quality_x_report.py --out outputs/quality_x --checkpoint runs/multilingual/best \
+        --evaluations cpp=outputs/quality_x/cpp js=outputs/quality_x/js python=outputs/quality_x/python
+
+Reads each language's ``report.json`` (``evaluate.py`` on that language's test problems,
+HumanEval 82-163, which the multilingual model never trained on) and writes ``OUT/report.md``
+and ``OUT/report.json``: per language, CodeScore next to every baseline that supports the
+language on the same rows, and issue 29's check -- is the primary column
+(``protocol.primary_format`` of configs/experiment/multilingual_cpu.yaml) above every *string*
+baseline (every baseline column but CodeBERTScore, a neural encoder) at example and corpus
+level, with the paired intervals of ``make quality``? CodeBERTScore stays in the table.
+The first lines say which rows are mutants, canonical solutions and real generations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from quality_report import primary_column, summarise, table, verdict, verdict_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "configs" / "experiment" / "multilingual_cpu.yaml"
+NEURAL_PREFIXES = ("CodeBERTScore",)
+"""Baseline columns that are not string metrics: shown, never part of the string verdict."""
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "cpp": "C++",
+    "java": "Java",
+    "js": "JavaScript",
+    "go": "Go",
+    "rust": "Rust",
+}
+DECIDING = ("cpp", "java", "js")
+"""The languages issue 29's done-when judges; Go, Rust and Python are reported beside them."""
+
+
+def string_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """CodeScore columns and the string baselines (neural baselines left out)."""
+    return [r for r in rows if not r["name"].startswith(NEURAL_PREFIXES)]
+
+
+def row_kinds(test_file: Path) -> dict[str, int]:
+    """How many test rows are canonical solutions, mutants, real samples (by row id kind)."""
+    kinds: Counter[str] = Counter()
+    if test_file.is_file():
+        for line in test_file.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row_id = str(json.loads(line).get("id", ""))
+                kinds[row_id.split("::")[1] if row_id.count("::") >= 2 else "other"] += 1
+    return dict(kinds)
+
+
+def language_section(language: str, folder: Path, primary: str) -> tuple[dict, list[str]]:
+    """One language's summary (for report.json) and its markdown lines."""
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    rows = summarise(report)
+    check = verdict(string_rows(rows), primary, report.get("paired"))
+    data = report.get("data") or {}
+    kinds = row_kinds(Path(str(data.get("path", ""))))
+    name = LANGUAGE_NAMES.get(language, language)
+    lines = ["", f"## {name}", "", f"`{folder}/report.md` has CIs, Exec metrics and plots."]
+    if kinds:
+        lines += [
+            "",
+            "Test rows by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())),
+        ]
+    lines += ["", *table(rows), "", "Against the string baselines:", *verdict_lines(check)]
+    return {"report": str(folder / "report.json"), "rows_by_kind": kinds, "metrics": rows,
+            "verdict": check}, lines  # fmt: skip
+
+
+def summary_lines(sections: dict[str, dict], primary: str) -> list[str]:
+    """The verdict per language in one table."""
+    lines = [
+        "| language | example τ (primary) | best string baseline | above all? | corpus τ (primary) "
+        "| best string baseline | above all? |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for language, section in sections.items():
+        cells = [LANGUAGE_NAMES.get(language, language)]
+        for level in ("example_kendall", "corpus_kendall"):
+            v = section["verdict"].get(level)
+            if not v:
+                cells += ["—", "—", "—"]
+                continue
+            cells += [
+                f"{v['codescore_value']:.3f}",
+                f"{v['best_baseline']} {v['baseline_value']:.3f}",
+                "yes" if v["above_every_baseline"] else "**no**",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    decided = [s["verdict"] for lang, s in sections.items() if lang in DECIDING]
+    met = bool(decided) and all(
+        v.get(level, {}).get("above_every_baseline") for v in decided for level in v
+    )
+    lines += ["", f"Done-when (C++, Java, JavaScript above every string baseline at both levels, "
+              f"primary column {primary}): {'met' if met else '**not met**'}."]  # fmt: skip
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument(
+        "--evaluations", nargs="+", required=True, help="language=evaluate.py output folder"
+    )
+    parser.add_argument("--total-seconds", type=float)
+    parser.add_argument("--timings", nargs="*", default=[], help="stage=seconds pairs")
+    parser.add_argument("--experiment", type=Path, default=EXPERIMENT)
+    args = parser.parse_args(argv)
+    primary = primary_column(args.experiment)
+    folders: dict[str, Path] = {}
+    for item in args.evaluations:
+        language, sep, folder = item.partition("=")
+        if not sep or language not in LANGUAGE_NAMES:
+            raise SystemExit(
+                f"error: --evaluations {item!r}: give language=FOLDER with a language of "
+                f"{', '.join(LANGUAGE_NAMES)}"
+            )
+        if not (Path(folder) / "report.json").is_file():
+            raise SystemExit(f"error: {folder}/report.json not found; run evaluate.py first")
+        folders[language] = Path(folder)
+    sections: dict[str, dict] = {}
+    body: list[str] = []
+    for language, folder in folders.items():
+        sections[language], lines = language_section(language, folder, primary)
+        body += lines
+    head = [
+        "# `make quality-x`: one CodeScore, six languages, HumanEval problems 82-163 unseen",
+        "",
+        f"Checkpoint `{args.checkpoint}` (`+experiment=multilingual_cpu`: HumanEval tasks 0-81 "
+        "of every language and real MBPP generations; no program of tasks 82-163 in any "
+        "language is trained on). Rows per language: each task's canonical solution "
+        "(`samples`) and one-edit mutants of it (`mutant`) in C++, Java, JavaScript, Go and "
+        "Rust; CodeGen-16B's real samples (`samples`) in Python. The verdict reads the primary "
+        f"column, {primary}, against the string baselines; CodeBERTScore is shown beside them.",
+        "",
+        *summary_lines(sections, primary),
+    ]
+    timings = dict(t.split("=", 1) for t in args.timings if "=" in t)
+    if args.total_seconds is not None:
+        head += ["", f"Wall time: {args.total_seconds / 60:.1f} min ("
+                 + ", ".join(f"{k} {int(v)} s" for k, v in sorted(timings.items())) + ")."]  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.md").write_text("\n".join(head + body) + "\n", encoding="utf-8")
+    result = {"checkpoint": str(args.checkpoint), "primary_column": primary,
+              "languages": sections, "timings": timings, "total_seconds": args.total_seconds}  # fmt: skip
+    (args.out / "report.json").write_text(json.dumps(result, indent=2, default=str), "utf-8")
+    print(f"wrote {args.out / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
