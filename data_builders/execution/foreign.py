@@ -28,6 +28,7 @@ Java's warm compiler: ``compile_server.py``.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import hashlib
 import math
@@ -62,6 +63,15 @@ from data_builders.execution.types import ProgramResult, TestOutcome
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "languages.yaml"
 # A runner's CPU rlimit: a backstop only (each program's cases are watched on their own).
 RUNNER_CPU_SECONDS = 24 * 3600
+MAP_WINDOW_PER_WORKER = 16
+"""How far ``map`` may run ahead of the oldest unyielded program, per worker.
+
+Results come back in input order, so a slow program (a mutant that loops through every
+assertion's limit: seconds) holds back every result after it, and once the window is full
+the other workers stop. A program here costs ~0.1-0.5 s (compile and run), so 16 per worker
+keeps the others busy for several seconds behind one such program; the cost is memory, that
+many programs and results held at once (the Python executor's window is 64 per worker, for
+programs of a few milliseconds)."""
 
 
 class ToolchainMissingError(RuntimeError):
@@ -257,26 +267,42 @@ class ForeignExecutor:
             self._builds.pop(build.digest, None)
         shutil.rmtree(build.path, ignore_errors=True)
 
+    @property
+    def n_workers(self) -> int:
+        """Programs run at once (the Python executor's name for it)."""
+        return self.workers
+
     def map(
         self, programs: Iterable[ForeignProgram], progress: str | None = None
     ) -> Iterator[ProgramResult]:
         """Results in input order, ``workers`` programs at a time (``progress``: a label for
-        a progress bar on stderr)."""
+        a progress bar on stderr).
+
+        ``programs`` is read lazily: at most ``MAP_WINDOW_PER_WORKER * workers`` programs are
+        submitted and not yet yielded, so a long input (a generator of a labelling job's
+        programs) is never all in memory, and a map stopped early runs little beyond it."""
         from tqdm import tqdm
 
         total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
         bar = tqdm(
             total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
         )
-        futures = [self._thread_pool().submit(self.run, program) for program in programs]
+        pool = self._thread_pool()
+        window = MAP_WINDOW_PER_WORKER * self.workers
+        pending: collections.deque[concurrent.futures.Future[ProgramResult]] = collections.deque()
         try:
-            for future in futures:
-                yield future.result()
+            for program in programs:
+                pending.append(pool.submit(self.run, program))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+                    bar.update(1)
+            while pending:
+                yield pending.popleft().result()
                 bar.update(1)
         finally:  # a map stopped early does not run the programs nobody will read
-            for future in futures:
+            for future in pending:
                 future.cancel()
-            concurrent.futures.wait(futures)
+            concurrent.futures.wait(pending)
             bar.close()
 
     def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
