@@ -72,11 +72,6 @@ def check_request(request: Any) -> None:
                 " (the model continues each prompt, cut at the language's stop tokens); "
                 f"{request.generate!r} answers chat instructions, searched for Python code"
             )
-    if request.executor is not None and request.executor.executor != "local":
-        raise UserError(
-            f"build humaneval-x runs {LANGUAGE_NAMES[request.language]} programs on this "
-            "machine only; drop --executor ray"
-        )
     missing = get_language(request.language).missing_toolchain()
     if missing:
         raise UserError(f"cannot build humaneval-x: {missing}")
@@ -207,11 +202,13 @@ def prepare_tasks(
     entries: Mapping[int, str],
     policy: LimitPolicy,
     workers: int | None,
+    backend: Any = None,
 ) -> list[dict[str, Any]]:
     """Task records (``(index, problem)`` pairs in dataset order): the final test, per-assertion
     limits and the translation figures, from one canonical run of each task on its own plus
-    all translated assertions."""
-    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits, ForeignProgram
+    all translated assertions (on ``backend``'s executor, local by default)."""
+    from data_builders.execution.backend import ExecutorSettings, open_executor
+    from data_builders.execution.foreign import ForeignLimits, ForeignProgram
     from data_builders.languages.suites import with_extended
 
     foreign = ForeignLimits.from_yaml()
@@ -240,7 +237,8 @@ def prepare_tasks(
             test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
         )
 
-    with ForeignExecutor(workers=workers, limits=reference_limits) as executor:
+    settings = backend or ExecutorSettings()
+    with open_executor(settings, workers, reference_limits, language) as executor:
         programs = [canonical(t, extended=True) for t in prepared]
         results = list(executor.map(programs, "canonical solutions"))
         # Translated assertions that do not compile would take the task's own tests with
@@ -405,7 +403,8 @@ def run_build_x(request: Any) -> dict[str, Any]:
     """Build (or resume) HE-Eval-X for ``request.language``; the summary ``run_build`` gives."""
     from data_builders.dataset.pipeline import finish, label_candidates, load_problems
     from data_builders.dataset.store import ProgressStore
-    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
+    from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
+    from data_builders.execution.foreign import ForeignLimits
 
     started = time.monotonic()
     check_request(request)
@@ -416,7 +415,9 @@ def run_build_x(request: Any) -> dict[str, Any]:
         problems = problems[: request.max_problems]
     mine = [(i, p) for i, p in enumerate(problems) if i % request.num_shards == request.shard_index]
     foreign = ForeignLimits.from_yaml()
-    with ProgressStore(request.out, request.manifest()) as store:
+    backend = request.executor or ExecutorSettings()
+    # one Ray session (with --executor ray) for the three executors below
+    with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
         todo = [(i, p) for i, p in mine if p.task_id not in store.tasks]
         if todo:
             suites, entries = python_suites(
@@ -427,14 +428,14 @@ def run_build_x(request: Any) -> dict[str, Any]:
                 request.executor,
             )
             for record in prepare_tasks(
-                todo, language, suites, entries, cfg.limits, request.workers
+                todo, language, suites, entries, cfg.limits, request.workers, backend
             ):
                 store.add_task(record)
             store.sync()
             _report_references([store.tasks[p.task_id] for _, p in mine])
         records = {p.task_id: store.tasks[p.task_id] for _, p in mine}
         specs = {tid: _spec(r, by_id[tid]) for tid, r in records.items()}
-        with ForeignExecutor(workers=request.workers, limits=foreign) as executor:
+        with open_executor(backend, request.workers, foreign, language) as executor:
             label_candidates(
                 request,
                 [specs[p.task_id] for _, p in mine],

@@ -103,9 +103,24 @@ def settings_from_args(args: argparse.Namespace) -> ExecutorSettings:
     return settings
 
 
-def open_executor(settings: ExecutorSettings, workers: int | None, limits: Any) -> Any:
-    """A context-managed executor with ``map``/``run``: the local pool or a Ray one."""
+def open_executor(
+    settings: ExecutorSettings, workers: int | None, limits: Any, language: str = "python"
+) -> Any:
+    """A context-managed executor with ``map``/``run``/``close`` for programs in ``language``:
+    the local pool or a Ray one.
+
+    Python programs (:class:`~data_builders.execution.types.Program`, ``limits`` an
+    ``ExecutionLimits``) run on the Python executor; every other language's
+    (:class:`~data_builders.execution.foreign.ForeignProgram`, ``limits`` a ``ForeignLimits``)
+    on the foreign one, which runs programs of any compiled language, so a file that mixes
+    them passes any one of its languages here.
+    """
+    check_language(language)
     if settings.executor == "local":
+        if language != "python":
+            from data_builders.execution.foreign import ForeignExecutor
+
+            return ForeignExecutor(workers=workers, limits=limits)
         from data_builders.execution.executor import Executor
 
         return Executor(workers=workers, limits=limits)
@@ -120,7 +135,18 @@ def open_executor(settings: ExecutorSettings, workers: int | None, limits: Any) 
         chunks_per_actor=settings.ray_chunks_per_actor,
         chunk_retries=settings.ray_chunk_retries,
         placement_timeout=settings.ray_placement_timeout,
+        language=language,
     )
+
+
+def check_language(language: str) -> None:
+    """A one-line error for a language no executor runs."""
+    from data_builders.execution.languages import ALIASES, LANGUAGES
+
+    if language != "python" and ALIASES.get(language.lower(), language.lower()) not in LANGUAGES:
+        raise UserError(
+            f"no executor for language {language!r} (supported: python, {', '.join(LANGUAGES)})"
+        )
 
 
 @contextlib.contextmanager

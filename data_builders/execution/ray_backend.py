@@ -17,6 +17,12 @@ because only a finished chunk's results are kept and only the first is used.
 
 Each actor runs ``chunks_per_actor`` chunks at once on its one Executor, so its workers pick
 up the next chunk while the current one's slowest program finishes, instead of idling.
+
+Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: with
+``language`` other than ``"python"`` each actor holds a
+:class:`~data_builders.execution.foreign.ForeignExecutor` (a worker thread per CPU, its own
+build cache, compile server and runners) and the chunks hold
+:class:`~data_builders.execution.foreign.ForeignProgram` objects.
 """
 
 from __future__ import annotations
@@ -33,13 +39,15 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.execution.types import ExecutionLimits, Program, ProgramResult
+from data_builders.execution.types import ExecutionLimits, ProgramResult
 
 INSTALL_HINT = "pip install 'ray==2.60.0' (or pip install -e '.[cluster]')"
+CLOSE_SECONDS = 10.0  # an actor's executor gets this long to close before the actor is killed
 
 
 class ChunkRunner:
-    """The actor: one local sandboxed Executor on its node, labelling chunks of programs.
+    """The actor: one local sandboxed executor on its node, labelling chunks of programs
+    (Python's :class:`Executor`, or the foreign one for another ``language``).
 
     ``die_on_chunk`` is a test hook: the actor's process exits (as on a lost node) when it is
     handed its ``die_on_chunk``-th chunk, before returning anything for it.
@@ -48,16 +56,22 @@ class ChunkRunner:
     def __init__(
         self,
         workers: int,
-        limits: ExecutionLimits,
+        limits: Any,
         isolation: str = "auto",
         die_on_chunk: int | None = None,
+        language: str = "python",
     ) -> None:
-        from data_builders.execution.executor import Executor
+        if language == "python":
+            from data_builders.execution.executor import Executor
 
-        self._executor = Executor(workers=workers, limits=limits, isolation=isolation)
-        # concurrent map calls share the pool that the first map creates: create it now
-        for _ in self._executor.map([]):
-            pass
+            self._executor: Any = Executor(workers=workers, limits=limits, isolation=isolation)
+            # concurrent map calls share the pool that the first map creates: create it now
+            for _ in self._executor.map([]):
+                pass
+        else:
+            from data_builders.execution.foreign import ForeignExecutor
+
+            self._executor = ForeignExecutor(workers=workers, limits=limits, isolation=isolation)
         self._die_on_chunk = die_on_chunk
         self._chunks = 0
         self._lock = threading.Lock()
@@ -71,7 +85,7 @@ class ChunkRunner:
             "pid": os.getpid(),
         }
 
-    def run_chunk(self, programs: list[Program]) -> list[ProgramResult]:
+    def run_chunk(self, programs: list[Any]) -> list[ProgramResult]:
         """The programs' results, in order."""
         with self._lock:
             self._chunks += 1
@@ -82,6 +96,14 @@ class ChunkRunner:
 
     def close(self) -> None:
         self._executor.close()
+
+
+def _default_limits(language: str) -> Any:
+    if language == "python":
+        return ExecutionLimits()
+    from data_builders.execution.foreign import ForeignLimits
+
+    return ForeignLimits.from_yaml()
 
 
 def import_ray() -> Any:
@@ -146,7 +168,9 @@ class RayExecutor:
     ``n_workers``) over actors on a Ray cluster.
 
     Args:
-        limits: resource limits every actor's Executor applies (as ``Executor(limits=...)``).
+        limits: resource limits every actor's executor applies (as ``Executor(limits=...)``,
+            or ``ForeignExecutor(limits=...)`` for another language; default: the language's
+            defaults).
         address: ``None`` starts a local Ray with ``num_cpus`` CPUs; ``"auto"`` or
             ``HOST:PORT`` joins a running cluster. An already initialised Ray is used as is.
         cpus_per_actor: each actor holds this many CPUs and runs that many workers; None:
@@ -157,6 +181,9 @@ class RayExecutor:
         chunk_retries: how often a chunk whose actor died is handed out again.
         placement_timeout: seconds without any live actor before giving up.
         die_on_chunk: test hook, see :class:`ChunkRunner` (given to the first actor only).
+        language: ``"python"`` (programs are :class:`Program` objects) or another language
+            the foreign executor runs (programs are ``ForeignProgram`` objects, of any
+            compiled language).
     """
 
     def __init__(
@@ -171,10 +198,12 @@ class RayExecutor:
         placement_timeout: float = 120.0,
         isolation: str = "auto",
         die_on_chunk: int | None = None,
+        language: str = "python",
     ) -> None:
         started = time.monotonic()
         self._ray = import_ray()
-        self.limits = limits or ExecutionLimits()
+        self.language = language
+        self.limits = limits or _default_limits(language)
         self._chunk_size, self._depth = chunk_size, chunks_per_actor
         self._chunk_retries, self._placement_timeout = chunk_retries, placement_timeout
         self._isolation = isolation
@@ -234,7 +263,7 @@ class RayExecutor:
         actor = (
             self._ray.remote(ChunkRunner)
             .options(**options)
-            .remote(cpus, self.limits, self._isolation, die_on_chunk)
+            .remote(cpus, self.limits, self._isolation, die_on_chunk, self.language)
         )
         self._placing[actor.ready.remote()] = (actor, cpus, node)
 
@@ -267,9 +296,7 @@ class RayExecutor:
         self._spawn(cpus, node)
 
     # -- running --------------------------------------------------------------------------
-    def map(
-        self, programs: Iterable[Program], progress: str | None = None
-    ) -> Iterator[ProgramResult]:
+    def map(self, programs: Iterable[Any], progress: str | None = None) -> Iterator[ProgramResult]:
         """Results of ``programs`` in input order (the input is read a bounded stretch ahead).
 
         Args:
@@ -296,7 +323,7 @@ class RayExecutor:
         finally:
             bar.close()
 
-    def run(self, program: Program) -> ProgramResult:
+    def run(self, program: Any) -> ProgramResult:
         """Run one program on some actor."""
         return next(iter(self.map([program])))
 
@@ -308,7 +335,15 @@ class RayExecutor:
         self.close()
 
     def close(self) -> None:
-        """Stop the actors (their Executors with them), and the local Ray if started here."""
+        """Stop the actors (their executors with them), and the local Ray if started here.
+
+        Live actors first close their executors (a foreign executor's temporary build folder,
+        runners and compile servers), for at most ``CLOSE_SECONDS``; then every actor is
+        killed."""
+        if self._actors:
+            with contextlib.suppress(Exception):  # gone, or its node lost
+                closing = [actor.close.remote() for actor in self._actors]
+                self._ray.wait(closing, num_returns=len(closing), timeout=CLOSE_SECONDS)
         for actor in [*self._actors, *(a for a, _, _ in self._placing.values())]:
             with contextlib.suppress(Exception):  # already gone
                 self._ray.kill(actor, no_restart=True)
@@ -322,12 +357,12 @@ class RayExecutor:
 class _Schedule:
     """One ``map``: numbered chunks out to actors, finished chunks back in order."""
 
-    def __init__(self, owner: RayExecutor, programs: Iterator[Program], size: int) -> None:
+    def __init__(self, owner: RayExecutor, programs: Iterator[Any], size: int) -> None:
         self.owner, self.ray = owner, owner._ray
         self.programs, self.size = programs, size
         self.chunks_read = 0
         self.exhausted = False
-        self.held: dict[int, list[Program]] = {}  # read, not yet yielded
+        self.held: dict[int, list[Any]] = {}  # read, not yet yielded
         self.finished: dict[int, list[ProgramResult]] = {}
         self.retry: list[int] = []  # heap: chunks to hand out again, earliest first
         self.tries: dict[int, int] = {}
