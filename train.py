@@ -33,5 +33,18 @@ def main(cfg: DictConfig) -> float | None:
     return metrics.get(f"best/{monitor}")
 
 
+def _refuse_retired_overrides() -> None:
+    """A retired model switch on the command line (``model.fault_head=true``) stops in one line
+    naming the commit with its code, not in hydra's "not in struct"."""
+    from unice.training.settings import refuse_retired_overrides
+
+    try:
+        refuse_retired_overrides(sys.argv[1:])
+    except UniCEError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
 if __name__ == "__main__":
+    _refuse_retired_overrides()
     main()

@@ -6,6 +6,14 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+from unice.errors import ModelConfigError
+from unice.modeling.configuration import FAULT_HEAD_RETIRED_AT
+from unice.training.settings import refuse_retired_model_keys, refuse_retired_overrides
+
+from .conftest import compose
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "stage_arms.py"
 
 
@@ -48,3 +56,25 @@ def test_every_arm_that_builds_on_another_names_an_arm_of_the_protocol():
 def test_b1_reads_one_mutant_per_program():
     b1 = _module().overrides("B1", 12)
     assert "data.mutants_per_program=1" in b1 and "data=zeroshot_cpu_mut" in b1
+
+
+def test_the_c_arms_stop_with_the_fault_heads_retirement_naming_its_commit():
+    """The fault head was retired after C_on_A was not credited; the C arms' overrides stay as
+    the record of what ran, and running one stops in one line naming the commit with the code
+    (train.py checks the command line before hydra composes it)."""
+    module = _module()
+    for arm in ("C_on_A", "C_on_B", "C_on_B1"):
+        with pytest.raises(ModelConfigError, match=f"fault_head=True: .*{FAULT_HEAD_RETIRED_AT}"):
+            refuse_retired_overrides(module.overrides(arm, 12))
+    for arm in ("incumbent", "A", "B", "B1"):
+        refuse_retired_overrides(module.overrides(arm, 12))
+    with pytest.raises(
+        ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_RETIRED_AT}"
+    ):
+        refuse_retired_overrides(["+experiment=zeroshot_cpu", "+model.loss_weights.faults=1.0"])
+    refuse_retired_overrides(["model.fault_head=false", "+model.loss_weights.faults=0"])
+    # added to a composed config, the switch is refused before any data is read
+    cfg = compose(["+experiment=zeroshot_cpu", "+model.fault_head=true"])
+    with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
+        refuse_retired_model_keys(cfg.model)
+    refuse_retired_model_keys(compose(["+experiment=zeroshot_cpu"]).model)

@@ -18,7 +18,12 @@ from unice.data.features import (
     exact_features,
 )
 from unice.errors import ModelConfigError
-from unice.modeling.configuration import RETIRED_AT, UniCEConfig
+from unice.modeling.configuration import (
+    FAULT_HEAD_RETIRED_AT,
+    RETIRED,
+    RETIRED_AT,
+    UniCEConfig,
+)
 from unice.modeling.loss import pairwise_ranking_loss
 from unice.scoring import SCORE_DECIMALS
 from unice.testing import build_tiny_model
@@ -229,12 +234,14 @@ def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path
         {"exact_features": True, "structure_features": True, "structure_target": "head"},
         {"exact_features": True, "structure_features": True, "structure_target": "exec"},
         {"exact_features": True, "exec_prior": True, "exec_prior_mode": "start"},
+        {"fault_head": True},
     ],
 )
 def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp_path):
     key, value = [(k, v) for k, v in retired.items() if k not in ("exact_features",
                   "structure_features", "exec_prior")][0]  # fmt: skip
-    with pytest.raises(ModelConfigError, match=f"{key}={value!r}: .*commit {RETIRED_AT}") as error:
+    commit = RETIRED[key][1]
+    with pytest.raises(ModelConfigError, match=f"{key}={value!r}: .*commit {commit}") as error:
         UniCEConfig(**_old_config(**retired))
     assert "\n" not in str(error.value)
     model = build_tiny_model(seed=1, architecture="estimator")
@@ -242,7 +249,40 @@ def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp
     saved = json.loads((path / "config.json").read_text("utf-8"))
     saved.update(retired)
     (path / "config.json").write_text(json.dumps(saved), "utf-8")
-    with pytest.raises(ModelConfigError, match=RETIRED_AT):
+    with pytest.raises(ModelConfigError, match=commit):
+        unice.load_model(path, device="cpu")
+
+
+def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
+    """Stage three's arm C (+.010 over A on MBPP dev, under the .02 margin) took the fault head
+    out after the other rejected arms: its switch and loss term name the commit before that."""
+    assert RETIRED["fault_head"] == (False, FAULT_HEAD_RETIRED_AT) != (False, RETIRED_AT)
+    assert all(commit == RETIRED_AT for key, (_, commit) in RETIRED.items() if key != "fault_head")
+    plain = {"pass_ratio": 1.0, "executable": 1.0}
+    # what every checkpoint without the head saved loads, the zero weight dropped
+    config = UniCEConfig(**_old_config(fault_head=False, loss_weights={**plain, "faults": 0.0}))
+    assert not hasattr(config, "fault_head") and config.loss_weights == plain
+    for old in ({"fault_head": True, "loss_weights": {**plain, "faults": 1.0}},
+                {"loss_weights": {**plain, "faults": 1.0}}):  # fmt: skip
+        with pytest.raises(ModelConfigError, match=f"commit {FAULT_HEAD_RETIRED_AT}") as error:
+            UniCEConfig(**_old_config(**old))
+        assert "\n" not in str(error.value)
+    with pytest.raises(
+        ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_RETIRED_AT}"
+    ):
+        UniCEConfig(**_old_config(loss_weights={**plain, "faults": 1.0}))
+    # through config.json: the head's checkpoint is refused, one saved without it loads
+    model = build_tiny_model(seed=1, architecture="estimator")
+    path = export_checkpoint(model, model.tokenizer, tmp_path / "c")
+    saved = json.loads((path / "config.json").read_text("utf-8"))
+    (path / "config.json").write_text(json.dumps({**saved, "fault_head": False}), "utf-8")
+    kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
+    assert unice.load_model(path, device="cpu").score(**kwargs) == model.eval().score(**kwargs)
+    weights = {**saved["loss_weights"], "faults": 1.0}
+    (path / "config.json").write_text(
+        json.dumps({**saved, "fault_head": True, "loss_weights": weights}), "utf-8"
+    )
+    with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
         unice.load_model(path, device="cpu")
 
 

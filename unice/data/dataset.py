@@ -22,7 +22,7 @@ from data_builders.jsonl import iter_jsonl
 from unice.data.encoding import FLOAT_INPUTS, InputEncoder
 from unice.data.languages import DEFAULT_LANGUAGE, row_language
 from unice.errors import DatasetFormatError, DatasetMissingError
-from unice.modeling.configuration import FAULT_CLASSES, FORMATS
+from unice.modeling.configuration import FORMATS
 
 REQUIRED_FIELDS = ("generated", "pass_ratio", "executable")
 
@@ -40,39 +40,11 @@ class Sample:
     passed: bool
     task_id: str = ""
     origin: str = ""
-    faults: tuple[float, ...] = ()
     language: str = DEFAULT_LANGUAGE
 
     def labels(self) -> list[float]:
         """``[PassRatio, Executability, Passability]`` as floats."""
         return [self.pass_ratio, float(self.executable), float(self.passed)]
-
-    def fault_targets(self) -> list[float]:
-        """The share of tests ending in each of ``FAULT_CLASSES`` (all zeros when the row had
-        no ``status_counts``: the fault loss leaves it out)."""
-        return list(self.faults) if self.faults else [0.0] * len(FAULT_CLASSES)
-
-
-FAULT_STATUSES: dict[str, tuple[str, ...]] = {
-    "pass": ("pass",),
-    "wrong_answer": ("wrong_answer",),
-    "error": ("runtime_error", "memory", "signal"),
-    "timeout": ("timeout",),
-    "compile_error": ("compile_error",),
-}
-"""The executor's statuses grouped into :data:`FAULT_CLASSES`."""
-
-
-def fault_mix(status_counts: Any) -> tuple[float, ...]:
-    """A row's ``status_counts`` as shares of ``FAULT_CLASSES`` (empty when absent or zero)."""
-    if not isinstance(status_counts, dict):
-        return ()
-    counts = [
-        sum(float(status_counts.get(status, 0) or 0) for status in FAULT_STATUSES[name])
-        for name in FAULT_CLASSES
-    ]
-    total = sum(counts)
-    return tuple(count / total for count in counts) if total > 0 else ()
 
 
 def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
@@ -94,7 +66,6 @@ def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
         passed=bool(passed) if passed is not None else float(ratio) >= 1.0,
         task_id=str(record.get("task_id") or record.get("id", where)),
         origin=origin,
-        faults=fault_mix(record.get("status_counts")),
         language=language,
     )
 
@@ -251,9 +222,6 @@ class Collator:
         out: dict[str, torch.Tensor], samples: Sequence[Sample]
     ) -> dict[str, torch.Tensor]:
         out["labels"] = torch.tensor([s.labels() for s in samples], dtype=torch.float32)
-        out["fault_targets"] = torch.tensor(
-            [s.fault_targets() for s in samples], dtype=torch.float32
-        )
         groups: dict[str, int] = {}
         out["group_ids"] = torch.tensor(
             [groups.setdefault(s.task_id, len(groups)) for s in samples],

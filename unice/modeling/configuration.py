@@ -22,13 +22,8 @@ FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
 OUTPUTS: tuple[str, ...] = ("pass_ratio", "executable", "passed")
 """Head outputs, in order: PassRatio, Executability, Passability (all logits)."""
 
-LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking", "faults")
-"""Keys of ``loss_weights``: one per output, the within-problem pairwise ranking term, and the
-fault head's status-mix term."""
-
-FAULT_CLASSES: tuple[str, ...] = ("pass", "wrong_answer", "error", "timeout", "compile_error")
-"""What the fault head predicts: the share of a program's tests ending in each (``error``:
-runtime errors, memory and signals), from the executor's ``status_counts``."""
+LOSS_TERMS: tuple[str, ...] = (*OUTPUTS, "ranking")
+"""Keys of ``loss_weights``: one per output and the within-problem pairwise ranking term."""
 
 POOLINGS: tuple[str, ...] = ("first", "mean", "last")
 ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
@@ -39,20 +34,27 @@ PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l"
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 
 RETIRED_AT = "5bbd199"
-"""The last commit with the code of the model arms the protocol rejected (issue 27)."""
-RETIRED: dict[str, Any] = {
-    "token_alignment": False,
-    "untrained_cosine": False,
-    "comparison_only": False,
-    "ranking_pair_weight": "uniform",
-    "exact_scores": False,
-    "structure_target": "prior",
-    "exec_prior_mode": "ensemble",
+"""The last commit with the code of the model arms issue 27 item 7 retired."""
+FAULT_HEAD_RETIRED_AT = "a686e74"
+"""The last commit with the fault head's code (stage three's arm C: on A, mean MBPP dev
+within-problem rho .474 against A's .464, +.010 < the .02 margin, not credited)."""
+RETIRED: dict[str, tuple[Any, str]] = {
+    "token_alignment": (False, RETIRED_AT),
+    "untrained_cosine": (False, RETIRED_AT),
+    "comparison_only": (False, RETIRED_AT),
+    "ranking_pair_weight": ("uniform", RETIRED_AT),
+    "exact_scores": (False, RETIRED_AT),
+    "structure_target": ("prior", RETIRED_AT),
+    "exec_prior_mode": ("ensemble", RETIRED_AT),
+    "fault_head": (False, FAULT_HEAD_RETIRED_AT),
 }
 """Switches of rejected arms whose code is gone, each with the one value that is today's
-behaviour. An old ``config.json`` holding that value (or a value that did nothing, such as
-``exec_prior_mode: start`` without ``exec_prior``) loads; any other value is refused in one line
-naming :data:`RETIRED_AT`."""
+behaviour and the last commit with its code. An old ``config.json`` holding that value (or a
+value that did nothing, such as ``exec_prior_mode: start`` without ``exec_prior``) loads; any
+other value is refused in one line naming that commit."""
+RETIRED_LOSS_TERMS: dict[str, str] = {"faults": FAULT_HEAD_RETIRED_AT}
+"""``loss_weights`` keys of retired code, each with the last commit that had it: a weight of 0
+loads (and is dropped), any other is refused like a retired switch."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -72,23 +74,39 @@ def _check_probability(name: str, value: float) -> None:
         raise ModelConfigError(f"{name}={value!r} must be in [0, 1)")
 
 
-def _refuse_retired(kwargs: dict[str, Any], exec_prior: bool, structure_features: bool) -> None:
-    """Drop the switches of retired arms from ``kwargs`` (an old ``config.json``) where they
-    hold today's behaviour; refuse any other value in one line."""
+def refuse_retired(kwargs: dict[str, Any], exec_prior: bool, structure_features: bool) -> None:
+    """Drop the switches of retired arms from ``kwargs`` (an old ``config.json``, or a training
+    config) where they hold today's behaviour; refuse any other value in one line naming the
+    last commit with its code."""
     idle = {  # values that did nothing in their checkpoint, whatever they were
         "structure_target": not structure_features,
         "exec_prior_mode": not exec_prior,
     }
-    for key, kept in RETIRED.items():
+    for key, (kept, commit) in RETIRED.items():
         if key not in kwargs:
             continue
         value = kwargs.pop(key)
         if value != kept and not idle.get(key, False):
             raise ModelConfigError(
-                f"{key}={value!r}: this switch was retired with the rejected arms' code (issue "
-                f"27; only {kept!r} is today's behaviour); load this checkpoint with commit "
-                f"{RETIRED_AT}, the last that supports it"
+                f"{key}={value!r}: this switch was retired with the rejected arm's code (issue "
+                f"27; only {kept!r} is today's behaviour); load this checkpoint or run this "
+                f"config with commit {commit}, the last that supports it"
             )
+
+
+def drop_retired_terms(weights: dict[str, Any]) -> dict[str, Any]:
+    """``weights`` without the loss terms of retired code (:data:`RETIRED_LOSS_TERMS`) where
+    they are 0; any other weight of them is refused in one line naming the last commit with
+    its code."""
+    for term, commit in RETIRED_LOSS_TERMS.items():
+        weight = weights.get(term, 0.0)
+        if weight:
+            raise ModelConfigError(
+                f"loss_weights.{term}={weight!r}: this loss term was retired with the rejected "
+                "arm's code (issue 27; only 0 is today's behaviour); load this checkpoint or "
+                f"run this config with commit {commit}, the last that supports it"
+            )
+    return {key: value for key, value in weights.items() if key not in RETIRED_LOSS_TERMS}
 
 
 class UniCEConfig(PretrainedConfig):
@@ -159,19 +177,14 @@ class UniCEConfig(PretrainedConfig):
         base_vocab_size: the tokenizer's size before layout tokens were added (recorded at
             build time).
         formats: input formats the model was trained with, a subset of ``ref``, ``nl``, ``ref_nl``.
-        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking",
-            "faults"}`` (MSE, BCE, BCE, a logistic loss on PassRatio-logit differences of
-            candidates of the same problem whose PassRatio differs, and the fault head's
-            cross-entropy).
-        fault_head: also predict each program's status mix (:data:`FAULT_CLASSES`) from the
-            head's last hidden layer, trained with ``loss_weights.faults`` (CodeRanker's
-            fault-aware targets): *how* a program fails is a richer signal than whether, and
-            the head's shared layers learn from it. Scores are unchanged in kind; the fault
-            probabilities are an extra output.
+        loss_weights: per-term weights ``{"pass_ratio", "executable", "passed", "ranking"}``
+            (MSE, BCE, BCE, and a logistic loss on PassRatio-logit differences of candidates
+            of the same problem whose PassRatio differs).
         backbone: name or path the encoder was initialised from (informational).
 
-    The switches of rejected arms (:data:`RETIRED`) are no fields any more; an old
-    ``config.json`` that holds them loads only where they hold today's behaviour.
+    The switches and loss terms of rejected arms (:data:`RETIRED`, :data:`RETIRED_LOSS_TERMS`)
+    are no fields any more; an old ``config.json`` that holds them loads only where they hold
+    today's behaviour.
     """
 
     model_type: ClassVar[str] = "unice"
@@ -201,7 +214,6 @@ class UniCEConfig(PretrainedConfig):
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
-    fault_head: bool = False
     length_buckets: int = 1
     base_vocab_size: int = 0
     formats: list[str] | tuple[str, ...] = FORMATS
@@ -209,12 +221,13 @@ class UniCEConfig(PretrainedConfig):
     backbone: str = ""
 
     def __post_init__(self, **kwargs: Any) -> None:
-        _refuse_retired(kwargs, bool(self.exec_prior), bool(self.structure_features))
+        refuse_retired(kwargs, bool(self.exec_prior), bool(self.structure_features))
         self.hidden_sizes = [int(size) for size in self.hidden_sizes]
         self.formats = [str(fmt) for fmt in self.formats]
         if self.loss_weights is None:
             self.loss_weights = {"pass_ratio": 1.0, "executable": 1.0}
         self.loss_weights = {str(k): float(v) for k, v in dict(self.loss_weights).items()}
+        self.loss_weights = drop_retired_terms(self.loss_weights)
         self._validate()
         super().__post_init__(**kwargs)
 
@@ -272,11 +285,6 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(
                 "num_outputs=3 adds a Passability output that loss_weights['passed']=0 never "
                 "trains; use num_outputs=2, or give loss_weights.passed a weight > 0"
-            )
-        if self.fault_head != bool(self.loss_weights.get("faults", 0.0)):
-            raise ModelConfigError(
-                "fault_head and loss_weights.faults go together: a fault head needs a weight "
-                "> 0 to train, and the weight needs fault_head=true"
             )
         if any(size <= 0 for size in self.hidden_sizes):
             raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")

@@ -80,17 +80,6 @@ def pairwise_ranking_loss(
     return F.softplus(-diff[pairs]).mean()
 
 
-def fault_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor | None:
-    """Cross-entropy of the fault head's logits ``(n, classes)`` against each program's status
-    mix ``(n, classes)`` (shares summing to 1); rows without a mix (all zeros: data without
-    ``status_counts``) are left out. ``None`` when no row has one."""
-    known = targets.sum(dim=1) > 0
-    if not bool(known.any()):
-        return None
-    log_probs = F.log_softmax(logits[known].float(), dim=-1)
-    return -(targets[known].float() * log_probs).sum(dim=1).mean()
-
-
 def unified_loss(
     per_format: Mapping[
         str, tuple[torch.Tensor, torch.Tensor] | tuple[torch.Tensor, torch.Tensor, Any] | None
@@ -104,10 +93,8 @@ def unified_loss(
     samples without a reference or NL feed only the formats they have.
 
     Args:
-        per_format: ``{format: (logits (n_f, k), labels (n_f, 3)[, groups (n_f,)[, faults]])}``;
-            with groups and a ``ranking`` weight, :func:`pairwise_ranking_loss` is added per
-            format; ``faults`` = ``(fault logits, status mixes)`` adds :func:`fault_loss` with
-            the ``faults`` weight.
+        per_format: ``{format: (logits (n_f, k), labels (n_f, 3)[, groups (n_f,)])}``; with
+            groups and a ``ranking`` weight, :func:`pairwise_ranking_loss` is added per format.
         weights: term weights, see :func:`format_loss`; ``ranking`` weighs the pair loss.
         format_weights: optional multiplier per format (default 1 each, the paper's plain sum).
 
@@ -126,12 +113,6 @@ def unified_loss(
             if ranking is not None:
                 loss = loss + ranking_weight * ranking
                 terms["ranking"] = ranking.detach()
-        fault_weight = float(weights.get("faults", 0.0))
-        if fault_weight and len(pair) > 3 and pair[3] is not None:
-            faults = fault_loss(*pair[3])
-            if faults is not None:
-                loss = loss + fault_weight * faults
-                terms["faults"] = faults.detach()
         loss = loss * float((format_weights or {}).get(fmt, 1.0))
         total = loss if total is None else total + loss
         logs[f"loss_{fmt}"] = float(loss.detach())

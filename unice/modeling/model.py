@@ -13,7 +13,7 @@ from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
 from unice.data.features import FEATURE_NAMES
-from unice.modeling.configuration import FAULT_CLASSES, UniCEConfig
+from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feature_cache import FeatureCache, token_key
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
@@ -30,8 +30,6 @@ class UniCEOutput(ModelOutput):
         trained_logits: the logits the training loss reads: ``logits`` itself, except with
             ``exec_prior``, where ``logits``' Exec column is the ensemble's and this is the
             network's own (``None`` when no model set it).
-        fault_logits: ``(batch, 5)`` the fault head's logits over ``FAULT_CLASSES`` (``None``
-            without ``fault_head``).
         sentence_embedding: ``(batch, features)`` the vector fed to the head (the pooled input,
             or the estimator's comparison features).
     """
@@ -39,7 +37,6 @@ class UniCEOutput(ModelOutput):
     loss: torch.Tensor | None = None
     logits: torch.Tensor | None = None
     trained_logits: torch.Tensor | None = None
-    fault_logits: torch.Tensor | None = None
     sentence_embedding: torch.Tensor | None = None
 
 
@@ -156,11 +153,10 @@ class UniCEModel(UniCEPreTrainedModel):
         self.encoder = build_encoder(config)
         num_layers = int(config.encoder.num_hidden_layers) + 1
         self.layerwise = ScalarMix(num_layers, config.layer_dropout, config.layer_norm)
-        faults = len(FAULT_CLASSES) if config.fault_head else 0
         self.head = FeedForward(
             config.feature_size,
             config.hidden_sizes,
-            config.num_outputs + faults,  # the fault head's logits come last
+            config.num_outputs,
             config.activation,
             config.dropout,
         )
@@ -267,11 +263,6 @@ class UniCEModel(UniCEPreTrainedModel):
                 raise ValueError("a cross model takes input_ids and attention_mask")
             features = self._embed(input_ids, attention_mask, token_type_ids)
         logits = self.head(features)
-        fault_logits = None
-        if self.config.fault_head:
-            logits, fault_logits = logits.split(
-                [self.config.num_outputs, len(FAULT_CLASSES)], dim=-1
-            )
         if self._has_prior:
             prior = feature_prior(exact_features, self.config.exact_prior)
             logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
@@ -285,11 +276,7 @@ class UniCEModel(UniCEPreTrainedModel):
         if labels is not None:
             loss, _ = format_loss(trained, labels, self.config.loss_weights)
         return UniCEOutput(
-            loss=loss,
-            logits=logits,
-            trained_logits=trained,
-            fault_logits=fault_logits,
-            sentence_embedding=features,
+            loss=loss, logits=logits, trained_logits=trained, sentence_embedding=features
         )
 
     def _embed(

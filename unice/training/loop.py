@@ -36,7 +36,7 @@ from unice.training.export import export_checkpoint
 from unice.training.feature_cache import open_feature_cache, prefill_feature_cache
 from unice.training.optim import OptimConfig, build_optimizer
 from unice.training.run_logger import RunLogger, make_logger
-from unice.training.settings import MODEL_FIELDS, TrainerSettings
+from unice.training.settings import MODEL_FIELDS, TrainerSettings, refuse_retired_model_keys
 from unice.training.state import (
     TrainerState,
     has_training_state,
@@ -135,6 +135,7 @@ def dev_folders(
 
 def _setup(cfg: DictConfig) -> _Run:
     settings = TrainerSettings.from_config(cfg.trainer)
+    refuse_retired_model_keys(cfg.model)
     if settings.num_threads:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
@@ -372,7 +373,6 @@ def batch_loss(
         one_forward = True
     else:
         keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
-    faults = batch["fault_targets"][batch["sample_index"]] if "fault_targets" in batch else None
     output = model(**{k: batch[k] for k in keys}) if one_forward else None
     per_format = {}
     for position, fmt in enumerate(FORMATS):
@@ -381,15 +381,10 @@ def batch_loss(
             if not bool(rows.any()):
                 continue
             width = int(batch["attention_mask"][rows].sum(dim=1).max())
-            part = model(**{k: batch[k][rows, :width] for k in keys})
-            logits, fault_logits = part.trained_logits, part.fault_logits
+            logits = model(**{k: batch[k][rows, :width] for k in keys}).trained_logits
         else:
             logits = output.trained_logits[rows]
-            fault_logits = None if output.fault_logits is None else output.fault_logits[rows]
-        fault_pair = None
-        if fault_logits is not None and faults is not None:
-            fault_pair = (fault_logits, faults[rows])
-        per_format[fmt] = (logits, labels[rows], groups[rows], fault_pair)
+        per_format[fmt] = (logits, labels[rows], groups[rows])
     return unified_loss(per_format, weights)
 
 

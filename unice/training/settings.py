@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from unice.errors import TrainingConfigError
+from unice.modeling.configuration import (
+    RETIRED,
+    RETIRED_LOSS_TERMS,
+    drop_retired_terms,
+    refuse_retired,
+)
 
 MODEL_FIELDS = (
     "hidden_sizes",
@@ -27,7 +34,6 @@ MODEL_FIELDS = (
     "exact_prior",
     "exec_prior",
     "clean_generated",
-    "fault_head",
     "length_buckets",
     "layout",
     "formats",
@@ -137,3 +143,45 @@ class TrainerSettings:
 
 def _choices(allowed: tuple[str | None, ...]) -> str:
     return ", ".join("null" if value is None else value for value in allowed)
+
+
+def refuse_retired_model_keys(model: Mapping[str, Any]) -> None:
+    """Stop a training config whose ``model`` holds a retired switch or loss term
+    (:data:`~unice.modeling.configuration.RETIRED`) at anything but today's behaviour, in one
+    line naming the last commit with its code, before any data is read. Why here too: a key
+    added with ``+model.fault_head=true`` is read by no field any more and would train without
+    it in silence."""
+    switches = {key: model[key] for key in RETIRED if key in model}
+    refuse_retired(switches, bool(model.get("exec_prior")), bool(model.get("structure_features")))
+    drop_retired_terms(dict(model.get("loss_weights") or {}))
+
+
+def refuse_retired_overrides(overrides: Sequence[str]) -> None:
+    """:func:`refuse_retired_model_keys` on ``train.py``'s command-line overrides, before hydra
+    composes them: ``model.fault_head=true`` (a key no config has now) would otherwise stop in
+    hydra's "not in struct" error instead of naming the commit with the code (stage three's
+    C arms in ``configs/experiment/zeroshot_cpu.yaml`` are such overrides). Arguments hydra
+    cannot parse are left to hydra."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(
+            [arg for arg in overrides if not arg.startswith("-")]
+        )
+    except OverrideParseException:  # hydra reports its own syntax errors
+        return
+    model: dict[str, Any] = {}
+    weights: dict[str, Any] = {}
+    for override in parsed:
+        key = override.key_or_group
+        if override.is_delete() or override.is_sweep_override() or not key.startswith("model."):
+            continue
+        key = key.removeprefix("model.")
+        if key in RETIRED:
+            model[key] = override.value()
+        elif key.removeprefix("loss_weights.") in RETIRED_LOSS_TERMS:
+            weights[key.removeprefix("loss_weights.")] = override.value()
+        elif key == "loss_weights" and isinstance(override.value(), Mapping):
+            weights.update(override.value())
+    refuse_retired_model_keys({**model, "loss_weights": weights})
