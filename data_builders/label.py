@@ -7,17 +7,26 @@ runs, and the output appears only when complete (atomic rename); rows are append
 ``OUT.partial`` meanwhile, so rerunning a killed run continues where it stopped
 (:mod:`data_builders.partial`).
 
+One path for every problem set: Python's (humaneval, mbpp) and, through
+:mod:`data_builders.label_languages`, HumanEval-X's and MultiPL-E's in C++, Java,
+JavaScript, Go and Rust (one test per assertion). The executor comes from
+:func:`~data_builders.execution.backend.open_executor` for the samples' language, here or on
+a Ray cluster (``--executor ray``), with the same rows either way.
+
 Time limits: by default each test's CPU limit is calibrated from the problem's reference
 solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``), and once
 a sample has timed out its remaining tests run under the config's ``after_timeout``; every
 test still runs, so ``pass_ratio`` is the share of tests passed under those limits.
+HumanEval-X's assertions are calibrated from the canonical solution likewise; MultiPL-E has
+no reference, so its assertions get ``configs/build/languages.yaml``'s ``timeout``.
 ``--timeout S`` gives every test S seconds instead (no calibration, no cap after a timeout).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +36,8 @@ from data_builders.jsonl import iter_jsonl
 from data_builders.partial import PartialOutput
 from data_builders.problems.base import Problem
 
-PROBLEM_SETS = ("humaneval", "mbpp", "humaneval-x", "multipl-e")
+PYTHON_SETS = ("humaneval", "mbpp")
+PROBLEM_SETS = (*PYTHON_SETS, "humaneval-x", "multipl-e")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -138,20 +148,63 @@ def calibrated_limits(
     return limits_by_task(references, executor, policy, cache)
 
 
+@dataclass
+class _Job:
+    """What one ``label`` run runs, whatever the language.
+
+    ``language``: ``"python"``, or one language of the samples for the foreign executor
+    (which runs them all); ``program`` makes a sample's program; ``test_limits`` gives, on
+    the open executor, each task's per-test CPU limits (calibrated; none: the flat limit).
+    """
+
+    language: str
+    samples: list[dict[str, Any]]
+    limits: Any
+    settings: dict[str, Any]
+    program: Callable[[dict[str, Any]], Any]
+    test_limits: Callable[[Any], dict[str, Any]]
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.problems in ("humaneval-x", "multipl-e"):  # other languages: label_languages.py
-        from data_builders.label_languages import run_humaneval_x, run_multipl_e
-
-        if getattr(args, "executor", None) == "ray":
-            raise UserError(
-                f"--executor ray labels Python problem sets (humaneval, mbpp) only; label"
-                f" --problems {args.problems} with the local executor, or split the samples and"
-                " run one label per machine"
-            )
-
-        return (run_humaneval_x if args.problems == "humaneval-x" else run_multipl_e)(args)
-    from data_builders.execution import ExecutionLimits
+    """Label every sample (resuming a killed run): one executor for the samples' language,
+    local or Ray (:func:`~data_builders.execution.backend.open_executor`), one output."""
     from data_builders.execution.backend import open_executor, settings_from_args
+
+    unit = "test" if args.problems in PYTHON_SETS else "assertion"
+    if args.timeout is not None and args.timeout <= 0:
+        raise UserError(f"--timeout must be positive (seconds of CPU time per {unit})")
+    if args.workers is not None and args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    if args.max_timeouts is not None and args.max_timeouts < 1:
+        raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
+    backend = settings_from_args(args)
+    job = _python_job(args) if args.problems in PYTHON_SETS else _foreign_job(args)
+    samples = job.samples
+    output = PartialOutput(args.out, job.settings, samples)
+    with open_executor(backend, args.workers, job.limits, job.language) as executor, output:
+        per_test = job.test_limits(executor)
+        todo = samples[output.done :]
+        if output.done:
+            print(f"resuming: {output.done} of {len(samples)} samples labelled in {output.partial}")
+
+        def programs() -> Iterator[Any]:
+            for sample in todo:
+                program = job.program(sample)
+                program.test_timeouts = per_test.get(sample["task_id"])
+                yield program
+
+        results = executor.map(_Sized(programs(), len(todo)), progress="label")
+        for sample, result in zip(todo, results, strict=True):
+            output.write({**sample, **result.to_dict()})
+        output.finish()
+    print(f"labelled {len(samples)} samples ({output.passed} passed all tests) -> {args.out}")
+    return 0
+
+
+def _python_job(args: argparse.Namespace) -> _Job:
+    """humaneval, mbpp: Python programs, per-test limits calibrated from each problem's
+    reference solution (``--limits``: ``configs/build/limits.yaml``) unless ``--timeout``."""
+    from data_builders.execution import ExecutionLimits
     from data_builders.execution.calibrate import (
         DEFAULT_CONFIG,
         LimitConfigError,
@@ -161,13 +214,6 @@ def run(args: argparse.Namespace) -> int:
     )
     from data_builders.problems.humaneval import make_program
 
-    if args.timeout is not None and args.timeout <= 0:
-        raise UserError("--timeout must be positive (seconds of CPU time per test)")
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
-    if args.max_timeouts is not None and args.max_timeouts < 1:
-        raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
-    backend = settings_from_args(args)
     policy = None
     if args.timeout is None:
         try:
@@ -182,31 +228,43 @@ def run(args: argparse.Namespace) -> int:
         limits = ExecutionLimits(
             timeout=policy.load, max_timeouts=args.max_timeouts, after_timeout=policy.after_timeout
         )
-    output = PartialOutput(args.out, _row_settings(args, policy), samples)
-    with open_executor(backend, args.workers, limits) as executor, output:
-        per_test: dict[str, list[float]] = {}
-        if policy is not None:
-            cache_path = args.reference_cache or default_cache()
-            cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path)
-            task_ids = {sample["task_id"] for sample in samples}
-            per_test = calibrated_limits(problems, task_ids, executor, policy, cache)
 
-        todo = samples[output.done :]
-        if output.done:
-            print(f"resuming: {output.done} of {len(samples)} samples labelled in {output.partial}")
+    def test_limits(executor: Any) -> dict[str, Any]:
+        if policy is None:
+            return {}
+        cache_path = args.reference_cache or default_cache()
+        cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path)
+        task_ids = {sample["task_id"] for sample in samples}
+        return calibrated_limits(problems, task_ids, executor, policy, cache)
 
-        def programs() -> Iterator[Any]:
-            for sample in todo:
-                program = make_program(problems[sample["task_id"]], sample["completion"])
-                program.test_timeouts = per_test.get(sample["task_id"])
-                yield program
+    def program(sample: dict[str, Any]) -> Any:
+        return make_program(problems[sample["task_id"]], sample["completion"])
 
-        results = executor.map(_Sized(programs(), len(todo)), progress="label")
-        for sample, result in zip(todo, results, strict=True):
-            output.write({**sample, **result.to_dict()})
-        output.finish()
-    print(f"labelled {len(samples)} samples ({output.passed} passed all tests) -> {args.out}")
-    return 0
+    return _Job("python", samples, limits, _row_settings(args, policy), program, test_limits)
+
+
+def _foreign_job(args: argparse.Namespace) -> _Job:
+    """humaneval-x, multipl-e: programs in C++, Java, JavaScript, Go or Rust
+    (:mod:`data_builders.label_languages`); HumanEval-X's per-assertion limits calibrated from
+    the canonical solutions unless ``--timeout``, MultiPL-E's flat."""
+    from data_builders import label_languages
+
+    found = label_languages.load(args)
+    limits = label_languages.limits(args)
+    calibrating = found.references is not None and args.timeout is None
+    policy = label_languages.assertion_policy(limits) if calibrating else None
+
+    def test_limits(executor: Any) -> dict[str, Any]:
+        if policy is None or found.references is None:
+            return {}
+        return label_languages.calibrate(args, found.references, executor, policy)
+
+    settings = {
+        **_row_settings(args, None),
+        **label_languages.row_settings(args, found, limits, policy),
+    }
+    language = sorted(found.languages)[0]
+    return _Job(language, found.samples, limits, settings, found.program, test_limits)
 
 
 def _row_settings(args: argparse.Namespace, policy: Any) -> dict[str, Any]:

@@ -1,13 +1,16 @@
-"""``label --problems humaneval-x|multipl-e``: label samples in C++, Java, JavaScript, Go, Rust.
+"""``label``'s problem sets in C++, Java, JavaScript, Go, Rust: HumanEval-X and MultiPL-E.
 
-Same input and output as the Python ``label`` (one line per sample with ``pass_ratio``,
-``executable``, ``passed``, ``n_tests``, ``status_counts``, ``isolation``), with the
-programs compiled and run by :mod:`data_builders.execution.foreign`: one test per assertion.
+A helper of :mod:`data_builders.label`, which runs every problem set by one path (one
+executor from :func:`~data_builders.execution.backend.open_executor`, local or Ray, and one
+resumable output); this module says, for these sets, which samples there are, the program
+of each, the limits and how they are calibrated. The programs run on the foreign executor
+(:mod:`data_builders.execution.foreign`): one test per assertion.
+
 Problems come from ``--problems-file`` or, per language found in the samples' task ids,
 from the hub dataset ``THUDM/humaneval-x``; MultiPL-E rows from ``--problems-file`` or the
 hub's ``nuprl/MultiPL-E`` config ``humaneval-<--language>`` (label only: its license
-forbids training on it). A missing toolchain is one line naming what to
-install, before anything runs.
+forbids training on it). A missing toolchain is one line naming what to install, before
+anything runs.
 
 Time limits: HumanEval-X assertions get limits calibrated from the task's canonical solution
 (:func:`calibrate`, as ``build humaneval-x`` and the Python ``label`` do), so a program that
@@ -19,13 +22,31 @@ assertion that many seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.jsonl import atomic_writer, dumps, iter_jsonl
+from data_builders.jsonl import iter_jsonl
 from data_builders.problems.base import Problem
+
+
+@dataclass
+class ForeignSamples:
+    """The samples of a HumanEval-X or MultiPL-E ``label`` run, checked, and their programs.
+
+    ``samples`` are as read (in order, every field kept); ``program`` makes a sample's
+    ``ForeignProgram``; ``references`` (task id -> the canonical solution's program) where
+    the problem set has them; ``languages``: the languages of the programs.
+    """
+
+    samples: list[dict[str, Any]]
+    program: Callable[[dict[str, Any]], Any]
+    references: dict[str, Any] | None
+    languages: set[str]
 
 
 def humaneval_x_problems(problems_file: Path | None, task_ids: set[str]) -> dict[str, Problem]:
@@ -52,12 +73,13 @@ def humaneval_x_problems(problems_file: Path | None, task_ids: set[str]) -> dict
     return problems
 
 
-def read_samples(path: Path) -> list[dict[str, Any]]:
+def read_samples(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, sample) for every sample; task_id and completion must be strings."""
     samples = []
     for line, sample in iter_jsonl(path, required=("task_id", "completion"), what="sample"):
         if not isinstance(sample["completion"], str) or not isinstance(sample["task_id"], str):
             raise UserError(f"{path}:{line}: 'task_id' and 'completion' must be strings")
-        samples.append({**sample, "_line": line})
+        samples.append((line, sample))
     if not samples:
         raise UserError(f"{path}: no samples in the file")
     return samples
@@ -79,78 +101,85 @@ def check_toolchains(languages: set[str]) -> None:
         raise UserError("cannot label: " + "; ".join(problems))
 
 
-def run_humaneval_x(args: argparse.Namespace) -> int:
+def load(args: argparse.Namespace) -> ForeignSamples:
+    """The samples of ``--problems humaneval-x|multipl-e``, checked (task ids known, every
+    language's toolchain installed), and their programs."""
+    found = humaneval_x(args) if args.problems == "humaneval-x" else multipl_e(args)
+    check_toolchains(found.languages)
+    _warn_unsplit(found)
+    return found
+
+
+def humaneval_x(args: argparse.Namespace) -> ForeignSamples:
     from data_builders.execution.foreign import ForeignProgram
     from data_builders.problems.humaneval_x import canonical_solution, program_and_test
 
-    _check_args(args)
-    samples = read_samples(args.samples)
-    problems = humaneval_x_problems(args.problems_file, {s["task_id"] for s in samples})
-    _check_task_ids(args, samples, problems)
-    programs = []
-    for sample in samples:
+    numbered = read_samples(args.samples)
+    problems = humaneval_x_problems(args.problems_file, {s["task_id"] for _, s in numbered})
+    _check_task_ids(args, numbered, problems)
+
+    def program(sample: dict[str, Any]) -> ForeignProgram:
         problem = problems[sample["task_id"]]
         source, test = program_and_test(problem, sample["completion"])
-        programs.append(ForeignProgram(problem.metadata["language"], source, test))
+        return ForeignProgram(problem.metadata["language"], source, test)
+
     references = {}
-    for task_id in sorted({s["task_id"] for s in samples}):
+    for task_id in sorted({s["task_id"] for _, s in numbered}):
         problem = problems[task_id]
         source, test = program_and_test(problem, canonical_solution(problem))
         references[task_id] = ForeignProgram(problem.metadata["language"], source, test)
-    return _label(args, samples, programs, references)
+    languages = {program.language for program in references.values()}
+    return ForeignSamples([s for _, s in numbered], program, references, languages)
 
 
-def run_multipl_e(args: argparse.Namespace) -> int:
+def multipl_e(args: argparse.Namespace) -> ForeignSamples:
     """MultiPL-E: the program is prompt + completion (cut at the first stop token) + "\\n" +
     tests, as MultiPL-E's evaluator builds it; samples match by ``task_id == name``."""
     from data_builders.execution.foreign import ForeignProgram
     from data_builders.execution.languages import ALIASES
     from data_builders.problems.multipl_e import load_multipl_e, stop_at_stop_token
 
-    _check_args(args)
     if args.problems_file is None and not args.language:
         raise UserError(
             "--problems multipl-e needs --problems-file PATH (a MultiPL-E .jsonl/.jsonl.gz/.json)"
             " or --language L (the hub's nuprl/MultiPL-E humaneval-L)"
         )
-    samples = read_samples(args.samples)
+    numbered = read_samples(args.samples)
     source = str(args.problems_file) if args.problems_file is not None else None
     problems = {p.task_id: p for p in load_multipl_e(source, args.language)}
-    _check_task_ids(args, samples, problems)
-    programs = []
-    for sample in samples:
+    _check_task_ids(args, numbered, problems)
+
+    def language(problem: Problem) -> str:
+        return ALIASES.get(problem.metadata["language"], problem.metadata["language"])
+
+    def program(sample: dict[str, Any]) -> ForeignProgram:
         problem = problems[sample["task_id"]]
-        language = ALIASES.get(problem.metadata["language"], problem.metadata["language"])
         cut = stop_at_stop_token(sample["completion"], problem.metadata["stop_tokens"])
-        programs.append(ForeignProgram(language, problem.prompt + cut, problem.test or ""))
-    return _label(args, samples, programs)
+        return ForeignProgram(language(problem), problem.prompt + cut, problem.test or "")
 
-
-def _check_args(args: argparse.Namespace) -> None:
-    if args.timeout is not None and args.timeout <= 0:
-        raise UserError("--timeout must be positive (seconds of CPU time per assertion)")
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
+    languages = {language(problems[s["task_id"]]) for _, s in numbered}
+    return ForeignSamples([s for _, s in numbered], program, None, languages)
 
 
 def _check_task_ids(
-    args: argparse.Namespace, samples: list[dict[str, Any]], problems: dict[str, Any]
+    args: argparse.Namespace, numbered: list[tuple[int, dict[str, Any]]], problems: dict[str, Any]
 ) -> None:
-    for sample in samples:
+    for line, sample in numbered:
         if sample["task_id"] not in problems:
             raise UserError(
-                f"{args.samples}:{sample['_line']}: unknown task_id {sample['task_id']!r} (not in"
+                f"{args.samples}:{line}: unknown task_id {sample['task_id']!r} (not in"
                 " the problem set; check --problems-file)"
             )
 
 
-def _warn_unsplit(samples: list[dict[str, Any]], programs: list[Any]) -> None:
+def _warn_unsplit(found: ForeignSamples) -> None:
     """One line naming the tasks whose test has no assertion the language recognises."""
     from data_builders.execution.languages import SplitError, get_language
 
     seen: dict[str, bool] = {}
-    for sample, program in zip(samples, programs, strict=True):
+    for sample in found.samples:
         if sample["task_id"] not in seen:
+            program = found.program(sample)
             try:
                 get_language(program.language).split(program.test)
                 seen[sample["task_id"]] = True
@@ -165,73 +194,60 @@ def _warn_unsplit(samples: list[dict[str, Any]], programs: list[Any]) -> None:
         )
 
 
-def calibrate(
-    args: argparse.Namespace,
-    samples: list[dict[str, Any]],
-    programs: list[Any],
-    references: dict[str, Any],
-    executor: Any,
-    limits: Any,
-) -> None:
-    """Give every program per-assertion CPU limits from its task's canonical solution, as
-    ``build humaneval-x`` does: ``limits.yaml``'s factor times the canonical's time on each
-    assertion, at least ``languages.yaml``'s ``calibrated_floor``, at most its ``timeout`` (which
-    an assertion the canonical fails keeps). Times are cached like the Python references'."""
+def limits(args: argparse.Namespace) -> Any:
+    """``languages.yaml`` (or ``--limits``) with ``--timeout`` on top."""
+    from data_builders.execution.foreign import ForeignLimits
+
+    try:
+        if args.limits:
+            return ForeignLimits.from_yaml(args.limits, timeout=args.timeout)
+        return ForeignLimits.from_yaml(timeout=args.timeout)
+    except (OSError, ValueError, TypeError) as exc:
+        raise UserError(f"limits: {exc} (fix the file or leave --limits out)") from None
+
+
+def assertion_policy(foreign: Any) -> Any:
+    """The per-assertion calibration policy, as ``build humaneval-x`` uses it:
+    ``limits.yaml``'s factor, its floor raised to ``languages.yaml``'s ``calibrated_floor``,
+    its cap ``languages.yaml``'s ``timeout`` (which an assertion the canonical fails keeps)."""
     from data_builders.dataset.humaneval_x import assertion_policy
+    from data_builders.execution.calibrate import DEFAULT_CONFIG, LimitConfigError, load_policy
+
+    try:
+        return assertion_policy(load_policy(DEFAULT_CONFIG), foreign)
+    except LimitConfigError as exc:
+        raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
+
+
+def calibrate(
+    args: argparse.Namespace, references: dict[str, Any], executor: Any, policy: Any
+) -> dict[str, list[float] | None]:
+    """Per-assertion CPU limits for each task (None: the flat limit), from its canonical
+    solution's time on each assertion under ``policy`` (:func:`assertion_policy`). Times are
+    cached like the Python references'."""
     from data_builders.execution.calibrate import (
-        DEFAULT_CONFIG,
-        LimitConfigError,
         ReferenceTimes,
         default_cache,
         foreign_reference_key,
         limits_by_task,
-        load_policy,
     )
 
-    try:
-        policy = assertion_policy(load_policy(DEFAULT_CONFIG), limits)
-    except LimitConfigError as exc:
-        raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
     cache_path = args.reference_cache or default_cache()
     cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path, foreign_reference_key)
     per_task = limits_by_task(
         references, executor, policy, cache, "canonical solutions", "assertions"
     )
-    for sample, program in zip(samples, programs, strict=True):
-        program.test_timeouts = per_task[sample["task_id"]] or None
+    return {task: per_test or None for task, per_test in per_task.items()}
 
 
-def _label(
-    args: argparse.Namespace,
-    samples: list[dict[str, Any]],
-    programs: list[Any],
-    references: dict[str, Any] | None = None,
-) -> int:
-    """Run ``programs`` (one per sample) and write the labelled samples; with ``references``
-    (task id -> canonical program) and no ``--timeout``, under limits calibrated from them."""
-    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
-
-    check_toolchains({program.language for program in programs})
-    _warn_unsplit(samples, programs)
-    try:
-        limits = (
-            ForeignLimits.from_yaml(args.limits, timeout=args.timeout)
-            if args.limits
-            else (ForeignLimits.from_yaml(timeout=args.timeout))
-        )
-    except (OSError, ValueError, TypeError) as exc:
-        raise UserError(f"limits: {exc} (fix the file or leave --limits out)") from None
-    passed = 0
-    with (
-        ForeignExecutor(workers=args.workers, limits=limits) as executor,
-        atomic_writer(args.out) as out,
-    ):
-        if references and args.timeout is None:
-            calibrate(args, samples, programs, references, executor, limits)
-        for sample, result in zip(samples, executor.map(programs, "label"), strict=True):
-            row = {k: v for k, v in sample.items() if k != "_line"}
-            row.update(result.to_dict())
-            passed += row["passed"]
-            out.write(dumps(row) + "\n")
-    print(f"labelled {len(samples)} samples ({passed} passed all tests) -> {args.out}")
-    return 0
+def row_settings(
+    args: argparse.Namespace, found: ForeignSamples, foreign: Any, policy: Any
+) -> dict[str, Any]:
+    """What decides these rows beyond ``label``'s own settings: the language limits, the
+    MultiPL-E hub config, and the calibration policy (None: flat limits)."""
+    return {
+        "language": args.language,
+        "language_limits": dataclasses.asdict(foreign),
+        "languages": sorted(found.languages),
+        "assertion_limits": dataclasses.asdict(policy) if policy is not None else None,
+    }

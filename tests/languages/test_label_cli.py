@@ -131,28 +131,24 @@ def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys)
 
     from data_builders.execution.foreign import ForeignLimits, ForeignProgram
     from data_builders.execution.types import TestOutcome
-    from data_builders.label_languages import calibrate
+    from data_builders.label_languages import assertion_policy, calibrate
 
-    limits = ForeignLimits(timeout=3.0, calibrated_floor=0.5)
+    policy = assertion_policy(ForeignLimits(timeout=3.0, calibrated_floor=0.5))
     # limits.yaml's factor is 20: 0.001 s -> the 0.5 s floor, 0.1 s -> 2.0 s, a failed
     # assertion -> the 3 s cap (the canonical says nothing about how long it should take)
     ran = _TimedExecutor([TestOutcome("pass", 0.001), TestOutcome("pass", 0.1),
                           TestOutcome("wrong_answer", 0.0)])  # fmt: skip
-    reference = ForeignProgram("js", "canonical", JS_TASK["test"])
-    samples = [{"task_id": "JavaScript/0"}] * 2
-    programs = [ForeignProgram("js", f"sample {i}", JS_TASK["test"]) for i in range(2)]
+    reference = {"JavaScript/0": ForeignProgram("js", "canonical", JS_TASK["test"])}
     args = argparse.Namespace(reference_cache=tmp_path / "times.json")
-    calibrate(args, samples, programs, {"JavaScript/0": reference}, ran, limits)
-    assert [p.test_timeouts for p in programs] == [[0.5, 2.0, 3.0]] * 2
+    assert calibrate(args, reference, ran, policy) == {"JavaScript/0": [0.5, 2.0, 3.0]}
     assert ran.runs == 1
     assert "1 timed now, 0 cached): 1 of 3 assertions at the 0.5 s floor, 1 at the 3.0 s cap" in (
         capsys.readouterr().out
     )
     # a second run reads the cached times and runs nothing
     again = _TimedExecutor([])
-    programs = [ForeignProgram("js", "sample", JS_TASK["test"])]
-    calibrate(args, samples[:1], programs, {"JavaScript/0": reference}, again, limits)
-    assert again.runs == 0 and programs[0].test_timeouts == [0.5, 2.0, 3.0]
+    assert calibrate(args, reference, again, policy) == {"JavaScript/0": [0.5, 2.0, 3.0]}
+    assert again.runs == 0
 
 
 def test_a_looping_assertion_stops_at_its_calibrated_limit(
@@ -190,3 +186,38 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     assert main([*argv, "--timeout", "3"]) == 0
     assert "per-assertion CPU limits" not in capsys.readouterr().out
     assert limits_seen == [None]  # --timeout: one flat limit, nothing timed
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Rows go to OUT.partial as they come (as for Python samples): a rerun labels only the
+    rest, and the file equals an uninterrupted run's."""
+    need("js")
+    from data_builders.execution.foreign import ForeignExecutor
+
+    problems = _write(tmp_path / "humaneval_js.jsonl", [JS_TASK])
+    completions = [JS_TASK["canonical_solution"], "  return x\n}\n", "  return x + 1\n}\n"]
+    samples = _write(
+        tmp_path / "samples.jsonl",
+        [{"task_id": "JavaScript/0", "completion": c, "k": k} for k, c in enumerate(completions)],
+    )
+    argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems),
+            "--samples", str(samples), "--workers", "1", "--timeout", "3"]  # fmt: skip
+    straight, out = tmp_path / "straight.jsonl", tmp_path / "out.jsonl"
+    assert main([*argv, "--out", str(straight)]) == 0
+    original_run, runs = ForeignExecutor.run, []
+
+    def interrupted(self, program):
+        runs.append(program.source)
+        if len(runs) == 2:
+            raise KeyboardInterrupt
+        return original_run(self, program)
+
+    monkeypatch.setattr(ForeignExecutor, "run", interrupted)
+    assert main([*argv, "--out", str(out)]) == 130
+    assert not out.exists()
+    assert len(out.with_name("out.jsonl.partial").read_text().splitlines()) == 1
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main([*argv, "--out", str(out)]) == 0
+    assert "resuming: 1 of 3 samples labelled" in capsys.readouterr().out
+    assert out.read_bytes() == straight.read_bytes()

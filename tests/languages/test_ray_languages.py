@@ -86,3 +86,41 @@ def test_build_humaneval_x_on_ray_writes_the_local_rows(
     for row in (*expected.values(), *got.values()):
         del row["exec_seconds"]
     assert got == expected and len(got) == 4
+
+
+def test_label_humaneval_x_on_ray_writes_the_local_file(cluster: None, tmp_path: Path) -> None:
+    """``label --problems humaneval-x --executor ray`` on a file mixing C++ and JavaScript:
+    limits calibrated from the canonical solutions (timed once, cached), rows byte for byte."""
+    import json
+
+    from data_builders.__main__ import main
+    from tests.languages.test_build_humaneval_x import COMPLETIONS, TASKS
+
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text("".join(json.dumps(t) + "\n" for t in [*TASKS["cpp"], *TASKS["js"]]))
+    more = {  # wrong on the task's own tests; looping on one of them
+        "cpp": ["    return x-y;\n}\n", "    while (x == 0) {}\n    return x+y;\n}\n"],
+        "js": ["  return x - y;\n}\n", "  while (x === 0) {}\n  return x + y;\n}\n"],
+    }
+    rows = [
+        {"task_id": TASKS[language][0]["task_id"], "completion": completion, "k": k}
+        for language in ("cpp", "js")
+        for k, completion in enumerate([*COMPLETIONS[language], *more[language]])
+    ]
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    config = tmp_path / "executor.yaml"
+    config.write_text("executor: ray\nray_cpus_per_actor: 1\nray_chunk_size: 2\n")
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems),
+            "--samples", str(samples), "--reference-cache", str(tmp_path / "times.json")]  # fmt: skip
+    assert main([*argv, "--out", str(local), "--workers", "2"]) == 0
+    assert main([*argv, "--out", str(remote), "--executor-config", str(config)]) == 0
+    assert remote.read_bytes() == local.read_bytes()
+    statuses = {
+        status
+        for line in local.read_text().splitlines()
+        for status, n in json.loads(line)["status_counts"].items()
+        if n
+    }
+    assert {"pass", "wrong_answer", "compile_error", "timeout"} <= statuses
