@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import subprocess
 import threading
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.execution.foreign_process import Tree, base_env
+from data_builders.execution.process_group import kill_group
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,7 @@ class CompileServer:
 
     def _stop(self) -> None:
         if self._proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._proc.pid, signal.SIGKILL)
+            kill_group(self._proc.pid)
             self._proc.wait()
             self._proc = None
             self.restarts += 1

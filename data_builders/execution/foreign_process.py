@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from data_builders.execution.process_group import kill_group
 
 _POLL = 0.01
 _BAD = {"pass": 0, "wrong_answer": 1, "runtime_error": 2, "memory": 2, "timeout": 2, "signal": 2}
@@ -251,10 +252,10 @@ def supervise(
                         break
                 killed = cases.over_limit(tree)
                 if killed:
-                    kill_group(proc)
+                    kill_group(proc.pid)
                     break
         finally:
-            kill_group(proc)
+            kill_group(proc.pid)
             proc.wait()
             if read_fd is not None:
                 os.close(read_fd)
@@ -380,12 +381,6 @@ class Tree:
                         if handle.read().rsplit(")", 1)[1].split()[0] == "R":
                             return True
         return False
-
-
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the whole process group (bubblewrap's sandbox dies with it: die-with-parent)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def tail(path: Path, size: int = 4000, start: int = 0) -> str:

@@ -28,11 +28,11 @@ from data_builders.execution.foreign_process import (
     End,
     Tree,
     Watch,
-    kill_group,
     read_lines,
     start_sandboxed,
     tail,
 )
+from data_builders.execution.process_group import kill_group
 
 
 class RunnerDiedError(RuntimeError):
@@ -107,7 +107,7 @@ class Runner:
                     break
             killed = cases.over_limit(self.tree)
             if killed:
-                kill_group(self.proc)
+                kill_group(self.proc.pid)
                 break
         cpu = max(self.tree.final_cpu - origin, 0.0)
         cases.close_phase(self.tree.final_cpu)
@@ -124,7 +124,7 @@ class Runner:
 
     def close(self) -> None:
         """Kill the runner's process group and release its pipe and files."""
-        kill_group(self.proc)
+        kill_group(self.proc.pid)
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
         if self.proc.stdin is not None:

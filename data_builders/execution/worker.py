@@ -40,6 +40,7 @@ from data_builders.execution.child import (
 )
 from data_builders.execution.child_entry import child_main
 from data_builders.execution.judge import ChildGone, judge, setup_namespace
+from data_builders.execution.process_group import kill_group
 from data_builders.execution.statuses import STATUSES
 from data_builders.execution.stdio_child import read_stdout
 from data_builders.execution.zygote import ImportZygote, heavy_imports
@@ -161,7 +162,7 @@ class Worker:
                 # (the next job is only read after that, so nothing can overlap)
                 self.send({"done": True})
         finally:
-            _kill_group(pid)
+            kill_group(pid, and_leader=True)  # the child may have left its group
             _, wait_status = os.waitpid(pid, 0)
             for fd in (read_fd, pidfd, request_fd):
                 if fd >= 0:
@@ -265,14 +266,6 @@ def _exit_reason(wait_status: int) -> tuple[str, str]:
         "runtime_error",
         f"the program ended the process (exit status {code}) before the test finished",
     )
-
-
-def _kill_group(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except (ProcessLookupError, PermissionError):
-            continue
 
 
 class _Supervision:
