@@ -104,3 +104,15 @@ def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPat
     with executor_session(ExecutorSettings()):  # the local pool: no Ray at all
         pass
     assert fake.inits == 1
+
+
+def test_open_executor_picks_the_executor_by_language() -> None:
+    from data_builders.execution.backend import open_executor
+    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
+
+    with open_executor(ExecutorSettings(), 1, ForeignLimits(), "C++") as executor:
+        assert isinstance(executor, ForeignExecutor) and executor.n_workers == 1
+    with pytest.raises(
+        UserError, match="no executor for language 'cobol' \\(supported: python, cpp"
+    ):
+        open_executor(ExecutorSettings(), 1, None, "cobol")
