@@ -43,26 +43,9 @@ if [[ "${FULL_HE:-0}" == 1 ]]; then HE_DIR=data/he-eval-full; per_task=(); else
 
 start=$(date +%s)
 declare -A seconds
-stamp() { echo "[quality $(( $(date +%s) - start ))s] $*"; }
-timed() {  # timed NAME CMD...: run CMD, record its wall seconds under NAME
-  local name=$1; shift; local t0; t0=$(date +%s)
-  "$@"
-  seconds[$name]=$(( $(date +%s) - t0 ))
-}
-build() {  # build DIR ARGS...: skipped when DIR holds a complete build with these settings (its
-  # build_info.json manifest equals what this command would build now); an unfinished one resumes;
-  # a build with other settings (builder config, decontamination, samples file, ...) is removed and rebuilt
-  local dir=$1; shift
-  local state=0
-  "$PY" -m data_builders build "$@" --out "$dir" --check || state=$?
-  case $state in
-    0) stamp "  $dir already built"; return ;;
-    1) ;;
-    2) stamp "  $dir was built with other settings: rebuilding"; rm -rf -- "$dir"; rebuilt+=("$dir") ;;
-    *) exit "$state" ;;
-  esac
-  "$PY" -m data_builders build "$@" --out "$dir"
-}
+STAGE=quality
+# stamp, timed, build
+source scripts/lib/stages.sh
 
 rebuilt=()
 stamp "1/3 building datasets"

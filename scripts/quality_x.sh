@@ -39,25 +39,9 @@ fi
 
 start=$(date +%s)
 declare -A seconds
-stamp() { echo "[quality-x $(( $(date +%s) - start ))s] $*"; }
-timed() {  # timed NAME CMD...: run CMD, record its wall seconds under NAME
-  local name=$1; shift; local t0; t0=$(date +%s)
-  "$@"
-  seconds[$name]=$(( $(date +%s) - t0 ))
-}
-build() {  # build DIR ARGS...: skipped when complete with these settings, resumed when unfinished,
-  # rebuilt when made with other settings (see scripts/quality.sh)
-  local dir=$1; shift
-  local state=0
-  "$PY" -m data_builders build "$@" --out "$dir" --check || state=$?
-  case $state in
-    0) stamp "  $dir already built"; return ;;
-    1) ;;
-    2) stamp "  $dir was built with other settings: rebuilding"; rm -rf -- "$dir"; rebuilt+=("$dir") ;;
-    *) exit "$state" ;;
-  esac
-  "$PY" -m data_builders build "$@" --out "$dir"
-}
+STAGE=quality-x
+# stamp, timed, build
+source scripts/lib/stages.sh
 
 rebuilt=()
 stamp "1/3 building datasets (${LANGUAGES[*]} python)"

@@ -23,18 +23,12 @@ from typing import Any
 
 from quality_report import primary_column, summarise, table, verdict, verdict_lines
 
+from unice.ice_score.templates import LANGUAGE_NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "configs" / "experiment" / "multilingual_cpu.yaml"
 NEURAL_PREFIXES = ("CodeBERTScore",)
 """Baseline columns that are not string metrics: shown, never part of the string verdict."""
-LANGUAGE_NAMES = {
-    "python": "Python",
-    "cpp": "C++",
-    "java": "Java",
-    "js": "JavaScript",
-    "go": "Go",
-    "rust": "Rust",
-}
 DECIDING = ("cpp", "java", "js")
 """The languages issue 29's done-when judges; Go, Rust and Python are reported beside them."""
 
