@@ -65,3 +65,26 @@ def direct_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def _wandb_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WANDB_DIR", str(tmp_path_factory.getbasetemp()))
+
+
+def label_locally_and_on_ray(argv: list[str], tmp_path: Path, chunk_size: int) -> set[str]:
+    """Run ``python -m data_builders`` ``argv`` (a ``label`` command without ``--out``) on 2
+    local workers and on the Ray cluster a test started (one-CPU actors, ``chunk_size``
+    programs a chunk); assert the two files are byte-identical; return the statuses that
+    occurred, so the caller can check the programs covered the verdicts it meant to."""
+    import json
+
+    from data_builders.__main__ import main
+
+    config = tmp_path / "executor.yaml"
+    config.write_text(f"executor: ray\nray_cpus_per_actor: 1\nray_chunk_size: {chunk_size}\n")
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    assert main([*argv, "--out", str(local), "--workers", "2"]) == 0
+    assert main([*argv, "--out", str(remote), "--executor-config", str(config)]) == 0
+    assert remote.read_bytes() == local.read_bytes()
+    return {
+        status
+        for line in local.read_text().splitlines()
+        for status, n in json.loads(line)["status_counts"].items()
+        if n
+    }

@@ -33,6 +33,7 @@ from data_builders.execution import (  # noqa: E402
 )
 from data_builders.execution.ray_backend import RayExecutor  # noqa: E402
 from data_builders.problems.humaneval import load_humaneval  # noqa: E402
+from tests.conftest import label_locally_and_on_ray  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 LIMITS = ExecutionLimits(timeout=1.0, memory_mb=1024)
@@ -152,19 +153,8 @@ def _label_samples(path: Path) -> Path:
 def test_label_command_on_ray_writes_the_local_file(cluster: str, tmp_path: Path) -> None:
     """Calibrated limits (the references timed once, cached), rows byte for byte."""
     samples = _label_samples(tmp_path / "samples.jsonl")
-    config = tmp_path / "executor.yaml"
-    config.write_text("executor: ray\nray_cpus_per_actor: 1\nray_chunk_size: 3\n")
-    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    base = ["label", "--problems", "humaneval", "--samples", str(samples)]
-    assert main([*base, "--out", str(local), "--workers", "2"]) == 0
-    assert main([*base, "--out", str(remote), "--executor-config", str(config)]) == 0
-    assert remote.read_bytes() == local.read_bytes()
-    statuses = {
-        status
-        for line in local.read_text().splitlines()
-        for status, n in json.loads(line)["status_counts"].items()
-        if n
-    }
+    argv = ["label", "--problems", "humaneval", "--samples", str(samples)]
+    statuses = label_locally_and_on_ray(argv, tmp_path, chunk_size=3)
     assert {"pass", "wrong_answer", "timeout", "signal", "runtime_error"} <= statuses
 
 

@@ -17,6 +17,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.
 from data_builders.execution.backend import ExecutorSettings, open_executor  # noqa: E402
 from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
 from data_builders.execution.types import ProgramResult  # noqa: E402
+from tests.conftest import label_locally_and_on_ray  # noqa: E402
 from tests.languages.conftest import LIMITS, need  # noqa: E402
 from tests.languages.test_programs import CPP, CPP_TEST, JS, JS_TEST  # noqa: E402
 
@@ -93,7 +94,6 @@ def test_label_humaneval_x_on_ray_writes_the_local_file(cluster: None, tmp_path:
     limits calibrated from the canonical solutions (timed once, cached), rows byte for byte."""
     import json
 
-    from data_builders.__main__ import main
     from tests.languages.test_build_humaneval_x import COMPLETIONS, TASKS
 
     problems = tmp_path / "problems.jsonl"
@@ -109,18 +109,7 @@ def test_label_humaneval_x_on_ray_writes_the_local_file(cluster: None, tmp_path:
     ]
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    config = tmp_path / "executor.yaml"
-    config.write_text("executor: ray\nray_cpus_per_actor: 1\nray_chunk_size: 2\n")
-    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
     argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems),
             "--samples", str(samples), "--reference-cache", str(tmp_path / "times.json")]  # fmt: skip
-    assert main([*argv, "--out", str(local), "--workers", "2"]) == 0
-    assert main([*argv, "--out", str(remote), "--executor-config", str(config)]) == 0
-    assert remote.read_bytes() == local.read_bytes()
-    statuses = {
-        status
-        for line in local.read_text().splitlines()
-        for status, n in json.loads(line)["status_counts"].items()
-        if n
-    }
+    statuses = label_locally_and_on_ray(argv, tmp_path, chunk_size=2)
     assert {"pass", "wrong_answer", "compile_error", "timeout"} <= statuses
