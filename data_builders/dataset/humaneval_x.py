@@ -48,8 +48,8 @@ from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
 from data_builders.execution.calibrate import LimitPolicy
 from data_builders.execution.types import ProgramResult
-from data_builders.problems.base import Problem
-from data_builders.problems.humaneval_x import LANGUAGE_NAMES, number
+from data_builders.problems.base import Problem, task_number
+from data_builders.problems.humaneval_x import LANGUAGE_NAMES
 
 Case = tuple[Sequence[Any], Any]
 
@@ -118,7 +118,7 @@ def python_suites(
     specs = [
         make_spec(i, p, config.extension.max_references)
         for i, p in enumerate(python)
-        if number(p.task_id) in wanted
+        if task_number(p.task_id) in wanted
     ]
     if not specs:
         return {}, {}
@@ -132,8 +132,8 @@ def python_suites(
             config.seed,
             SuiteCache(cache or cache_dir("extension")),
         )
-    cases = {number(tid): list(s.cases) for tid, s in suites.items()}
-    entries = {number(s.task_id): s.problem.entry_point or "" for s in specs}
+    cases = {task_number(tid): list(s.cases) for tid, s in suites.items()}
+    entries = {task_number(s.task_id): s.problem.entry_point or "" for s in specs}
     return cases, entries
 
 
@@ -213,7 +213,9 @@ def prepare_tasks(
 
     foreign = ForeignLimits.from_yaml()
     prepared = [
-        _prepare(p, suites.get(number(p.task_id), []), entries.get(number(p.task_id)), language)
+        _prepare(
+            p, suites.get(task_number(p.task_id), []), entries.get(task_number(p.task_id)), language
+        )
         for _, p in problems
     ]
     for task in prepared:  # the driver must see the task's own cases, then one per assertion
@@ -421,7 +423,7 @@ def run_build_x(request: Any) -> dict[str, Any]:
         todo = [(i, p) for i, p in mine if p.task_id not in store.tasks]
         if todo:
             suites, entries = python_suites(
-                [number(p.task_id) for _, p in todo],
+                [task_number(p.task_id) for _, p in todo],
                 cfg,
                 request.workers,
                 request.cache_dir,

@@ -9,8 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from data_builders.errors import UserError
-from data_builders.problems.base import Problem
+from data_builders.problems.base import Problem, task_number
 
 SPLITS = ("train", "dev", "test")
 
@@ -29,22 +28,6 @@ def split_counts(n: int, ratios: Sequence[float]) -> list[int]:
             counts[counts.index(max(counts))] -= 1
             counts[i] += 1
     return counts
-
-
-def task_number(task_id: str) -> int:
-    """``82`` for ``HumanEval/82``, ``CPP/82`` or ``Rust/82``: the HumanEval task a problem is
-    (or translates), the same number in every language.
-
-    Raises:
-        UserError: the id has no number after its last ``/``.
-    """
-    tail = task_id.rsplit("/", 1)[-1]
-    if not tail.isdigit():
-        raise UserError(
-            f"task {task_id!r} has no task number (NAME/<number>), which held_out_from needs; "
-            "set held_out_from: null in the build config for this dataset"
-        )
-    return int(tail)
 
 
 def assign_splits(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from data_builders.errors import UserError
 from data_builders.languages.translate import Case, reason_key, translate_task
+from data_builders.problems.base import task_number
 
 __all__ = [
     "FILE_NAMES",
@@ -75,7 +76,7 @@ def coverage(
     result = {}
     for language, language_rows in rows.items():
         cov = LanguageCoverage(language)
-        by_index = {int(str(r["task_id"]).split("/")[1]): r for r in language_rows}
+        by_index = {task_number(str(r["task_id"])): r for r in language_rows}
         for index, cases in suites.items():
             if not cases:
                 continue

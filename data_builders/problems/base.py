@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from data_builders.errors import UserError
+
 
 @dataclass
 class Problem:
@@ -98,6 +100,20 @@ def join_completion(prompt: str, completion: str) -> str:
 def python_only(language: str | None, source: str) -> None:
     """For a Python problem source's ``load_problems``: ``language`` must be None or python."""
     if language not in (None, "python"):
-        from data_builders.errors import UserError
-
         raise UserError(f"{source} problems are Python only (got language {language!r})")
+
+
+def task_number(task_id: str) -> int:
+    """``82`` for ``HumanEval/82``, ``CPP/82`` or ``Rust/82``: the HumanEval task a problem is
+    (or translates), the same number in every language.
+
+    Raises:
+        UserError: the id has no number after its last ``/``.
+    """
+    tail = task_id.rsplit("/", 1)[-1]
+    if not tail.isdigit():
+        raise UserError(
+            f"task {task_id!r} has no task number (NAME/<number>), which held_out_from needs; "
+            "set held_out_from: null in the build config for this dataset"
+        )
+    return int(tail)

@@ -23,7 +23,7 @@ from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
-from data_builders.problems.base import Problem
+from data_builders.problems.base import Problem, task_number
 from data_builders.problems.mbpp import hub_offline
 from data_builders.problems.stops import cut_at_stops
 
@@ -111,11 +111,6 @@ def load_humaneval_x_hub(language: str) -> dict[str, Problem]:
     }
 
 
-def number(task_id: str) -> int:
-    """``7`` for ``CPP/7``: the HumanEval task it translates."""
-    return int(task_id.split("/", 1)[1])
-
-
 def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
     """Language ``language``'s HumanEval-X tasks in task-number order: ``source`` (a
     THUDM/humaneval-x file, ``--problems-file``), else the hub's ``THUDM/humaneval-x``
@@ -135,7 +130,7 @@ def load_problems(source: str | Path | None = None, language: str | None = None)
             f"{', '.join(found)}); pass humaneval_{language}.jsonl[.gz] or --language "
             f"{found[0]}"
         )
-    return sorted(mine, key=lambda p: number(p.task_id))
+    return sorted(mine, key=lambda p: task_number(p.task_id))
 
 
 def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:

@@ -41,7 +41,7 @@ def test_splits_are_by_problem_seeded_and_follow_ratios() -> None:
 
 
 def test_a_fixed_test_split_holds_out_the_same_task_numbers_in_every_language():
-    from data_builders.dataset.splits import task_number
+    from data_builders.problems.base import task_number
 
     for prefix in ("HumanEval", "CPP", "Rust"):
         tasks = [f"{prefix}/{i}" for i in range(164)]
