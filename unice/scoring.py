@@ -137,15 +137,12 @@ def score(
 
 def _check_languages(languages: list[str | None]) -> list[str]:
     """Each sample's language checked against the supported ones (``None`` = Python)."""
-    known: dict[str | None, str] = {}
     out = []
     for index, language in enumerate(languages):
-        if language not in known:
-            try:
-                known[language] = check_language(language)
-            except UniCEError as exc:
-                raise ScoringInputError(f"sample {index}: {exc}") from None
-        out.append(known[language])
+        try:
+            out.append(check_language(language))
+        except UniCEError as exc:
+            raise ScoringInputError(f"sample {index}: {exc}") from None
     return out
 
 

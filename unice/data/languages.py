@@ -11,21 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from data_builders.execution.languages import LANGUAGES as EXECUTOR_LANGUAGES
+from data_builders.problems.humaneval_x import language_of
 from unice.errors import DatasetFormatError
 
-LANGUAGES: tuple[str, ...] = ("python", "cpp", "java", "js", "go", "rust")
 DEFAULT_LANGUAGE = "python"
 """Rows without a ``language`` field are Python (every dataset before HE-Eval-X)."""
-
-TASK_PREFIXES: dict[str, str] = {
-    "CPP": "cpp",
-    "Java": "java",
-    "JavaScript": "js",
-    "Go": "go",
-    "Rust": "rust",
-}
-"""HumanEval-X task-id prefixes (``CPP/7``) and the language they imply."""
-
+LANGUAGES: tuple[str, ...] = (DEFAULT_LANGUAGE, *EXECUTOR_LANGUAGES)
+"""Python and every language the executor labels: the ones a row's labels can come from."""
 
 def check_language(name: str | None) -> str:
     """``name`` when supported (``None``/"" -> Python); a one-line error naming the supported
@@ -42,5 +35,4 @@ def row_language(record: Mapping[str, Any]) -> str:
     (``CPP/7`` -> ``cpp``), else Python."""
     if record.get("language"):
         return check_language(record.get("language"))
-    prefix = str(record.get("task_id") or "").split("/", 1)[0]
-    return TASK_PREFIXES.get(prefix, DEFAULT_LANGUAGE)
+    return language_of(str(record.get("task_id") or "")) or DEFAULT_LANGUAGE

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from unice.data.languages import DEFAULT_LANGUAGE
 from unice.evaluation.errors import EvaluationError
 
-DEFAULT = "python"
+DEFAULT = DEFAULT_LANGUAGE
 # The ``language`` field's values (data_builders' names) -> codebleu's language names.
 CODEBLEU_NAMES = {
     "python": "python",
