@@ -83,3 +83,13 @@ def test_ice_score_prompt_names_the_language() -> None:
     )
     (chat,) = build_messages(_rows("java")[:1], config)
     assert "Code Snippet (Java):" in chat[0]["content"]
+
+
+def test_an_unknown_language_is_one_evaluation_error_naming_the_row(tmp_path) -> None:
+    from unice.evaluation.data import load_split
+
+    rows = _rows("cpp")
+    rows[1]["language"] = "c++"
+    write_rows(tmp_path / "test.jsonl", rows)
+    with pytest.raises(EvaluationError, match=r"row 2: unknown language 'c\+\+'; supported"):
+        load_split(tmp_path, "test")

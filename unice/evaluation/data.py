@@ -17,6 +17,7 @@ from data_builders.dataset.convention import stale_folder_message
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
 from unice.data.languages import row_language
+from unice.errors import DatasetFormatError
 from unice.evaluation.errors import EvaluationError
 from unice.evaluation.provenance import file_sha256
 
@@ -46,10 +47,20 @@ class EvalData:
         self.generated = [str(r["generated"]) for r in self.rows]
         self.references = [str(r.get("reference") or "") for r in self.rows]
         self.nls = [str(r.get("nl") or "") for r in self.rows]
-        self.languages = [row_language(r) for r in self.rows]
+        self.languages = self._languages()
         self.pass_ratio = np.asarray([float(r["pass_ratio"]) for r in self.rows])
         self.executable = np.asarray([bool(r["executable"]) for r in self.rows])
         self.passed = np.asarray([bool(r["passed"]) for r in self.rows])
+
+    def _languages(self) -> list[str]:
+        """Each row's language, read as the scorer reads it (:func:`row_language`)."""
+        out = []
+        for number, row in enumerate(self.rows, start=1):
+            try:
+                out.append(row_language(row))
+            except DatasetFormatError as exc:
+                raise EvaluationError(f"{self.path}: row {number}: {exc}") from None
+        return out
 
     def __len__(self) -> int:
         return len(self.rows)
