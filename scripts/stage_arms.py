@@ -101,15 +101,18 @@ def table() -> str:
             means[arm] = mean
         cells = [f"{found[s]:.3f}" if s in found else "—" for s in seeds]
         lines.append(f"| {arm} | {' | '.join(cells)} | {mean:.3f} | {{{arm}}} |")
-    verdicts = {arm: verdict(arm, means, gap) for arm in settings["arms"]}
+    builds_on = settings.get("builds_on") or {}
+    verdicts = {arm: verdict(arm, means, gap, builds_on) for arm in settings["arms"]}
     text = "\n".join(lines).format(**verdicts)
     return f"dev {metric}, best epoch per run; rule: mean over seeds > incumbent mean + {gap}\n\n{text}\n"
 
 
-def verdict(arm: str, means: dict[str, float], gap: float) -> str:
+def verdict(
+    arm: str, means: dict[str, float], gap: float, builds_on: dict[str, str] | None = None
+) -> str:
     """The rule's word on one arm from the complete arms' means: against the incumbent, and
-    for an arm that adds a lever to another, against that one (even while the incumbent's
-    seeds are incomplete)."""
+    for an arm that adds a lever to another (``builds_on``, default ``protocol.stage3``'s),
+    against that one (even while the incumbent's seeds are incomplete)."""
     if arm not in means:
         return "not all seeds run"
     if arm == "incumbent":
@@ -121,7 +124,9 @@ def verdict(arm: str, means: dict[str, float], gap: float) -> str:
     else:
         beats = means[arm] > incumbent + gap
         parts.append(f"{'beats' if beats else 'does not beat'} the incumbent by > {gap}")
-    base = (stage().get("builds_on") or {}).get(arm)
+    if builds_on is None:
+        builds_on = stage().get("builds_on") or {}
+    base = builds_on.get(arm)
     if base in means:
         own = means[arm] > means[base] + gap
         parts.append(f"{'beats' if own else 'does not beat'} {base} by > {gap}")
