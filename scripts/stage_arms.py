@@ -2,7 +2,8 @@
 ``configs/experiment/zeroshot_cpu.yaml`` (``protocol.stage3``; docs/model.md).
 
 Every arm trains ``+experiment=zeroshot_cpu`` with its own overrides (and, except the
-incumbent, the frozen encoder's schedule ``protocol.stage3.frozen``) once per seed, choosing
+incumbent and an arm written ``{frozen: false, overrides: [...]}``, the frozen encoder's
+schedule ``protocol.stage3.frozen``) once per seed, choosing
 its best epoch on dev; it is judged on the mean over seeds of ``protocol.stage3.metric`` on
 the dev split only. HE-Eval is never read here.
 
@@ -47,7 +48,11 @@ def overrides(arm: str, seed: int) -> list[str]:
     if arm not in settings["arms"]:
         raise SystemExit(f"error: unknown arm {arm!r}; choose one of {', '.join(settings['arms'])}")
     own = settings["arms"][arm]
-    frozen = [] if own is None else list(settings["frozen"])
+    if isinstance(own, dict):  # {frozen: false, overrides: [...]}: a fine-tuned arm with levers
+        frozen = list(settings["frozen"]) if own.get("frozen", True) else []
+        own = own.get("overrides") or []
+    else:  # null: the incumbent as it is; a list: frozen, with these overrides
+        frozen = [] if own is None else list(settings["frozen"])
     return [
         "+experiment=zeroshot_cpu",
         f"seed={seed}",

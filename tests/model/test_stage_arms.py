@@ -47,6 +47,24 @@ def test_every_arm_but_the_incumbent_trains_frozen_with_its_own_overrides():
     assert "model.freeze_encoder=true" in b and "data=zeroshot_cpu_mut" in b and "seed=13" in b
 
 
+def test_an_arm_written_as_a_mapping_can_train_the_encoder(monkeypatch):
+    """E goes on whatever configuration the rule leaves adopted; on the fine-tuned incumbent
+    it must not pick up the frozen schedule."""
+    module = _module()
+    arms = {
+        "incumbent": None,
+        "tuned": {"frozen": False, "overrides": ["model.formats=[ref_nl,nl]"]},
+        "cached": {"overrides": ["data=zeroshot_cpu_apps"]},
+    }
+    settings = {"arms": arms, "frozen": ["model.freeze_encoder=true"], "seeds": [12]}
+    monkeypatch.setattr(module, "stage", lambda: settings)
+    tuned = module.overrides("tuned", 12)
+    assert "model.formats=[ref_nl,nl]" in tuned
+    assert "model.freeze_encoder=true" not in tuned
+    cached = module.overrides("cached", 12)
+    assert "model.freeze_encoder=true" in cached and "data=zeroshot_cpu_apps" in cached
+
+
 def test_every_arm_that_builds_on_another_names_an_arm_of_the_protocol():
     stage = _module().stage()
     for arm, base in stage["builds_on"].items():
