@@ -621,7 +621,11 @@ class Go(Language):
         return Driver(files, len(calls), checks=tuple(checks))
 
     def compile_argv(self, build: Path, mode: str = "") -> list[str]:
-        return ["go", "test", "-c", "-o", "prog.test", "."]
+        # -s -w: no symbol table or DWARF in the test binary: writing them for every program
+        # is about half of the link's CPU (0.25 -> 0.13 s on a HumanEval-X test binary).
+        # The runtime's own tables (stack traces, runtime.Caller, testify's messages) stay,
+        # so a program runs and fails exactly as before. `go test -c` still vets.
+        return ["go", "test", "-c", "-ldflags=-s -w", "-o", "prog.test", "."]
 
     def compile_env(self, build: Path) -> dict[str, str]:
         return {"GOPATH": GOPATH, "GO111MODULE": "off", "CGO_ENABLED": "0"}
