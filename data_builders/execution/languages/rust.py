@@ -16,7 +16,8 @@ tuples, strings with ``.to_string()`` / ``String::from``, chars, numbers with su
 ``Some``/``None``), become ``__unice_value(k, || ...)``: the program writes X's value
 (``__UniceSer``, implemented for the standard types; any other type is written opaque) and
 the host applies Rust's ``==`` (``foreign_checks.py``). The token is read from stdin at the
-start of every test function.
+start of every test function. The support code is a crate of its own, compiled once
+(``RUNTIME``), and programs link the toolchain's shared ``libstd``: see docs/languages.md.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
-from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
+from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (
     find_calls,
@@ -44,7 +46,6 @@ from data_builders.execution.languages.source import (
 _MACROS = r"assert(?:_eq|_ne)?!"
 
 SUPPORT = r"""
-#[allow(dead_code)]
 fn __unice_token() -> &'static str {
     static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TOKEN.get_or_init(|| {
@@ -54,7 +55,6 @@ fn __unice_token() -> &'static str {
     })
 }
 
-#[allow(dead_code)]
 fn __unice_line(what: &str, k: usize, detail: &str) {
     use std::io::Write;
     let fd = std::env::var("UNICE_FD").unwrap_or_else(|_| "2".to_string());
@@ -64,17 +64,14 @@ fn __unice_line(what: &str, k: usize, detail: &str) {
     }
 }
 
-#[allow(dead_code)]
 fn __unice_mark(what: &str, k: usize) {
     __unice_line(what, k, "");
 }
 
-#[allow(dead_code)]
 fn __unice_start() -> usize {
     std::env::var("UNICE_START").ok().and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
-#[allow(dead_code)]
 fn __unice_panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     let message = payload
         .downcast_ref::<String>()
@@ -84,7 +81,6 @@ fn __unice_panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[allow(dead_code)]
 fn __unice_case<F: FnOnce() -> bool>(k: usize, f: F) -> bool {
     if k < __unice_start() {
         return true;
@@ -109,7 +105,6 @@ fn __unice_case<F: FnOnce() -> bool>(k: usize, f: F) -> bool {
 // A value case: the value in canonical form (foreign_checks.py), judged on the host. A panic
 // whose message starts with "assertion" (the program's own assert!) is a failure, as in
 // an in-program case: the host reads it as a value equal to nothing.
-#[allow(dead_code)]
 fn __unice_value<F: FnOnce() -> String>(k: usize, f: F) -> bool {
     if k < __unice_start() {
         return true;
@@ -133,7 +128,6 @@ fn __unice_value<F: FnOnce() -> String>(k: usize, f: F) -> bool {
     true
 }
 
-#[allow(dead_code)]
 trait __UniceSer {
     fn __unice_put(&self, out: &mut String);
 }
@@ -176,7 +170,6 @@ impl<'a, T: __UniceSer + ?Sized> __UniceSer for &'a T {
 impl<T: __UniceSer + ?Sized> __UniceSer for Box<T> {
     fn __unice_put(&self, out: &mut String) { (**self).__unice_put(out); }
 }
-#[allow(dead_code)]
 fn __unice_items<'a, T: __UniceSer + 'a, I: Iterator<Item = &'a T>>(items: I, out: &mut String) {
     out.push('[');
     for (i, item) in items.enumerate() {
@@ -251,19 +244,31 @@ macro_rules! __unice_tuples {
 __unice_tuples!((0 A), (0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D));
 // A type without __UniceSer (the program's own enum) is written opaque, equal to nothing:
 // autoref dispatch picks the first impl whose receiver fits.
-#[allow(dead_code)]
 struct __UniceWrap<'a, T: ?Sized>(&'a T);
-#[allow(dead_code)]
 trait __UniceSerYes { fn __unice_text(&self) -> String; }
 impl<'a, 'b, T: __UniceSer + ?Sized> __UniceSerYes for &'b __UniceWrap<'a, T> {
     fn __unice_text(&self) -> String { let mut out = String::new(); self.0.__unice_put(&mut out); out }
 }
-#[allow(dead_code)]
 trait __UniceSerNo { fn __unice_text(&self) -> String; }
 impl<'a, T: ?Sized> __UniceSerNo for __UniceWrap<'a, T> {
     fn __unice_text(&self) -> String { "{\"$opaque\":1}".to_string() }
 }
 """
+
+# The support code is compiled once, as its own crate (an rlib in the shared build cache, made
+# like C++'s precompiled prelude), instead of in every program: type-checking and generating
+# it was about half of a HumanEval-X build. Its items are public there, and the driver imports
+# every one of them at its crate root, so a program names them (and collides with them) as
+# when they were in its own file; generic ones are still instantiated in the program's crate.
+RUNTIME_CRATE, RUNTIME_FILE, RUNTIME_LIB = "__unice_rt", "unice_rt.rs", "lib__unice_rt.rlib"
+RUNTIME = re.sub(r"^(fn|trait|struct) ", r"pub \1 ", SUPPORT, flags=re.M).replace(
+    "(&'a T);", "(pub &'a T);"
+)
+LINK_RUNTIME = (
+    f"extern crate {RUNTIME_CRATE};\n#[allow(unused_imports)]\nuse {RUNTIME_CRATE}::{{"
+    + ", ".join(sorted(set(re.findall(r"^pub (?:fn|trait|struct) (\w+)", RUNTIME, re.M))))
+    + "};\n"
+)
 
 _ASSERT = re.compile(r"(assert|assert_eq|assert_ne)!\s*\(")
 
@@ -339,6 +344,35 @@ def _rustc() -> str | None:
     return str(real) if real.exists() else os.path.realpath(proxy)
 
 
+def _ask_rustc(*args: str) -> str:
+    """What the compiler prints for ``args`` ("" when it cannot say)."""
+    try:
+        done = subprocess.run(
+            [_rustc() or "rustc", *args], capture_output=True, text=True, timeout=60, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout
+
+
+@functools.lru_cache(maxsize=1)
+def _rustc_version() -> str:
+    """``rustc -V`` of the compiler in use (its runtime crate is made for it alone)."""
+    return " ".join(_ask_rustc("-V").split()) or "rustc (unknown version)"
+
+
+@functools.lru_cache(maxsize=1)
+def _dynamic_std() -> list[str]:
+    """Link the toolchain's shared ``libstd`` (an rpath into the sysroot, which the read-only
+    run sandbox sees), not a copy of it in every binary: the link, a build's largest step,
+    takes about a third of the time. The same standard library code runs; a toolchain
+    without ``libstd-*.so`` keeps the static link."""
+    target = _ask_rustc("--print", "target-libdir").strip()
+    if not target or "," in target or not list(Path(target).glob("libstd-*.so")):
+        return []
+    return ["-C", "prefer-dynamic", "-C", f"link-arg=-Wl,-rpath,{target}"]
+
+
 class Rust(Language):
     name = "rust"
     stop_tokens = ("\n}",)
@@ -377,17 +411,37 @@ class Rust(Language):
         for entry in re.finditer(r"(?:#\[test\]\s*fn\s+\w+|\bfn\s+main)\s*\(\s*\)\s*\{", test):
             edits.append((entry.end(), entry.end(), " __unice_token();"))
         # Last: Rust items need no order, and MultiPL-E's test starts by closing the function.
-        text = f"{source}\n{replace_spans(test, edits)}\n{SUPPORT}"
+        text = f"{source}\n{replace_spans(test, edits)}\n{LINK_RUNTIME}"
         mode = "test" if "#[test]" in test else "main"
-        return Driver({"main.rs": text}, len(checks), mode, checks=tuple(checks))
+        # (the compiler's version in the text: a new rustc gets its own runtime crate)
+        runtime = Prelude(RUNTIME_FILE, f"// {_rustc_version()}\n{RUNTIME}")
+        return Driver({"main.rs": text}, len(checks), mode, prelude=runtime, checks=tuple(checks))
 
-    def compile_argv(self, build: Path, mode: str = "") -> list[str]:
+    def compile_argv(
+        self, build: Path, mode: str = "", prelude_dir: Path | None = None
+    ) -> list[str]:
         rustc = _rustc() or "rustc"
         # HumanEval-X's #[test] modules build as Cargo's `cargo test` (edition 2021); MultiPL-E's
         # asserts in `fn main` as MultiPL-E's evaluator builds them, `rustc F -o B`: rustc's
         # default edition (2015), where e.g. `TryFrom` is not in the prelude.
         edition = ["--edition", "2021", "--test"] if mode != "main" else []
-        return [rustc, *edition, "-A", "warnings", "-o", "prog", "main.rs"]
+        argv = [rustc, *edition, "-A", "warnings", *_dynamic_std()]
+        if prelude_dir is None:  # (what the build cache's key is made of)
+            return [*argv, "-o", "prog", "main.rs"]
+        if (prelude_dir / RUNTIME_LIB).exists():
+            lib = prelude_dir / RUNTIME_LIB
+            return [*argv, "--extern", f"{RUNTIME_CRATE}={lib}", "-o", "prog", "main.rs"]
+        # The shared runtime crate could not be made: make it in the build folder first.
+        runtime = self.prelude_argv(Prelude(str(prelude_dir / RUNTIME_FILE), ""))
+        program = [*argv, "--extern", f"{RUNTIME_CRATE}={RUNTIME_LIB}", "-o", "prog", "main.rs"]
+        return ["sh", "-c", f"{shlex.join(runtime)} && {shlex.join(program)}"]
+
+    def prelude_argv(self, prelude: Prelude) -> list[str]:
+        rustc = _rustc() or "rustc"
+        return [
+            rustc, "--edition", "2021", "--crate-type", "rlib", "--crate-name", RUNTIME_CRATE,
+            "-A", "warnings", "-o", RUNTIME_LIB, prelude.name,
+        ]  # fmt: skip
 
     def run_spec(self, memory_mb: int, mode: str = "") -> RunSpec:
         return RunSpec(
