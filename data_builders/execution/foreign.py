@@ -599,14 +599,17 @@ class ForeignExecutor:
         value_cases: frozenset[int] = frozenset(),
     ) -> End:
         """The cases from ``start`` on, run by this thread's runner (started when it has
-        none, or when the last one died or is used up)."""
+        none, or when the last one died or is used up). The runtime is already up, so what
+        runs before the first case is the program's and its test's own code: it gets an
+        assertion's cap (``timeout``), not ``load``, the allowance for starting a runtime."""
         limits = self.limits
+        load = min(limits.load, limits.timeout)
         request = language.runner_request(build, start, limits.memory_mb, limits.max_output_bytes)
         watch = Watch(limits.memory_mb + limits.runtime_overhead_mb, limits.max_wall_factor)
         for attempt in range(2):
             runner = self._thread_runner(language, spec)
             try:
-                end = runner.run(request, case_limits, limits.load, watch, token, value_cases)
+                end = runner.run(request, case_limits, load, watch, token, value_cases)
                 break
             except RunnerDiedError:  # it ended between programs (it asks to be replaced so)
                 self._drop_runner(runner)
