@@ -392,14 +392,15 @@ class ForeignExecutor:
         shared.mkdir(parents=True, exist_ok=True)
         warm = shared / ".unice-warm"
         if warm.exists():
-            return self._compile_in_sandbox(language, path, argv, shared)
+            return self._compile_in_sandbox(language, path, argv, shared, readonly=readonly)
         # The first build fills the shared cache (Go: the standard library and testify, about
         # a CPU-minute): one build at a time, under ten times the compile limit.
         with self._locks_lock:
             lock = self._locks.setdefault(f"warm-{language.name}", threading.Lock())
         with lock:
             cold = not warm.exists()
-            build = self._compile_in_sandbox(language, path, argv, shared, 10.0 if cold else 1.0)
+            factor = 10.0 if cold else 1.0
+            build = self._compile_in_sandbox(language, path, argv, shared, factor, readonly)
             if cold and build.ok:
                 warm.write_text("")
             return build
@@ -429,8 +430,8 @@ class ForeignExecutor:
                 log = build.log
                 if not build.ok:  # the text alone still compiles exactly as before, slower
                     for item in staging.iterdir():
-                        if item.name != prelude.name:
-                            item.unlink()
+                        if item.name != prelude.name:  # (a file, or a folder it left)
+                            shutil.rmtree(item) if item.is_dir() else item.unlink()
             (staging / ".unice-prelude-done").write_text(log)
             try:
                 staging.rename(folder)
