@@ -107,17 +107,27 @@ def table() -> str:
         cells = [f"{found[s]:.3f}" if s in found else "—" for s in seeds]
         lines.append(f"| {arm} | {' | '.join(cells)} | {mean:.3f} | {{{arm}}} |")
     builds_on = settings.get("builds_on") or {}
-    verdicts = {arm: verdict(arm, means, gap, builds_on) for arm in settings["arms"]}
+    lenient = set(settings.get("non_inferior") or [])
+    verdicts = {
+        arm: verdict(arm, means, gap, builds_on, non_inferior=arm in lenient)
+        for arm in settings["arms"]
+    }
     text = "\n".join(lines).format(**verdicts)
     return f"dev {metric}, best epoch per run; rule: mean over seeds > incumbent mean + {gap}\n\n{text}\n"
 
 
 def verdict(
-    arm: str, means: dict[str, float], gap: float, builds_on: dict[str, str] | None = None
+    arm: str,
+    means: dict[str, float],
+    gap: float,
+    builds_on: dict[str, str] | None = None,
+    non_inferior: bool = False,
 ) -> str:
     """The rule's word on one arm from the complete arms' means: against the incumbent, and
     for an arm that adds a lever to another (``builds_on``, default ``protocol.stage3``'s),
-    against that one (even while the incumbent's seeds are incomplete)."""
+    against that one (even while the incumbent's seeds are incomplete). A ``non_inferior``
+    arm (E: a column added beside the primary one) only has to not cost the primary column
+    more than the margin."""
     if arm not in means:
         return "not all seeds run"
     if arm == "incumbent":
@@ -126,6 +136,12 @@ def verdict(
     incumbent = means.get("incumbent")
     if incumbent is None:
         parts.append("the incumbent's seeds are not all run")
+    elif non_inferior:
+        kept = means[arm] >= incumbent - gap
+        parts.append(
+            f"{'not below' if kept else 'below'} the incumbent by > {gap}: "
+            f"{'kept' if kept else 'not kept'}"
+        )
     else:
         beats = means[arm] > incumbent + gap
         parts.append(f"{'beats' if beats else 'does not beat'} the incumbent by > {gap}")

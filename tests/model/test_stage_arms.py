@@ -33,6 +33,12 @@ def test_the_rule_reads_each_arm_against_the_incumbent_and_its_base():
         "does not beat the incumbent by > 0.02; does not beat A by > 0.02"
     )
     assert verdict("C_on_B", means, 0.02) == "not all seeds run"
+    assert verdict("E", {"incumbent": 0.463, "E": 0.45}, 0.02, non_inferior=True) == (
+        "not below the incumbent by > 0.02: kept"
+    )
+    assert verdict("E", {"incumbent": 0.463, "E": 0.44}, 0.02, non_inferior=True) == (
+        "below the incumbent by > 0.02: not kept"
+    )
     partial = {"A": 0.464, "C_on_A": 0.50}  # the incumbent's seeds not all run
     assert verdict("C_on_A", partial, 0.02) == (
         "the incumbent's seeds are not all run; beats A by > 0.02"
