@@ -107,19 +107,22 @@ _BUILD = r"""T=$1 B=$2 TD=$3 GV=$4
 # A cold shared cache is filled by go test -c, as before (foreign.py: under 10x the limits),
 # so that a later fallback never has to fill it under one build's limits.
 [ -f "$GOCACHE/.unice-warm" ] || exec go test -c "-ldflags=-s -w" -o prog.test .
-direct() {
+direct() {  # (vet reads the sources and the toolkit only: it runs beside the build)
   [ -f "$B/_testmain.go.in" ] && cd "$T" || return 1
-  "$TD/compile" -o "$B/_pkg_.a" -p "_$B" -complete -goversion "$GV" -D "_$B" \
-    -importcfg importcfg.compile -pack "$B/aaa_unice_support_test.go" "$B/main_test.go" || return 1
   sed "s|@BUILD@|$B|g" vet.cfg.in > "$B/vet.cfg" || return 1
   TERM=dumb "$TD/vet" -atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf \
-    -stringintconv "$B/vet.cfg" || return 1
-  { cat importcfg.link; echo "packagefile _$B=$B/_pkg_.a"; } > "$B/importcfg.link" || return 1
-  sed "s|@BUILD@|$B|g" "$B/_testmain.go.in" > "$B/_testmain.go" || return 1
-  "$TD/compile" -o "$B/_testmain.a" -p main -complete -goversion "$GV" -nolocalimports \
-    -importcfg "$B/importcfg.link" -pack "$B/_testmain.go" || return 1
-  "$TD/link" -o "$B/prog.test" -importcfg "$B/importcfg.link" -buildmode=exe -s -w \
-    -extld=gcc "$B/_testmain.a"
+    -stringintconv "$B/vet.cfg" & V=$!
+  if "$TD/compile" -o "$B/_pkg_.a" -p "_$B" -complete -goversion "$GV" -c=2 -D "_$B" \
+      -importcfg importcfg.compile -pack "$B/aaa_unice_support_test.go" "$B/main_test.go" &&
+    { cat importcfg.link; echo "packagefile _$B=$B/_pkg_.a"; } > "$B/importcfg.link" &&
+    sed "s|@BUILD@|$B|g" "$B/_testmain.go.in" > "$B/_testmain.go" &&
+    "$TD/compile" -o "$B/_testmain.a" -p main -complete -goversion "$GV" -c=2 -nolocalimports \
+      -importcfg "$B/importcfg.link" -pack "$B/_testmain.go" &&
+    "$TD/link" -o "$B/prog.test" -importcfg "$B/importcfg.link" -buildmode=exe -s -w \
+      -extld=gcc "$B/_testmain.a"
+  then wait $V
+  else kill $V; wait $V; return 1
+  fi
 }
 direct >/dev/null 2>&1 && exit 0
 cd "$B" && rm -f prog.test _pkg_.a _testmain.a _testmain.go vet.cfg vet.out importcfg.link
