@@ -59,8 +59,11 @@ def test_testmain_lists_tests_in_order_and_defers_what_it_cannot_write() -> None
     assert main is not None and main.index('"TestB"') < main.index('"TestA"')
     assert "TestC" not in main  # in a comment
     assert "Testlower" not in go_build.testmain("func Testlower() {}\n" + two, QUOTES)  # type: ignore[operator]
+    indented = go_build.testmain(two + "var x = 1; func TestD(t *testing.T) {}\n", QUOTES)
+    assert indented is not None and '"TestD"' in indented
     for other in ("func TestMain(m *testing.M) {}", "func BenchmarkX(b *testing.B) {}",
-                  "func ExampleX() {}", "func FuzzX(f *testing.F) {}", "func TestB() {}"):  # fmt: skip
+                  "func ExampleX() {}", "func FuzzX(f *testing.F) {}", "func TestB() {}",
+                  "func TestG[T any](t *testing.T) {}"):  # fmt: skip
         assert go_build.testmain(two + other + "\n", QUOTES) is None, other
 
 

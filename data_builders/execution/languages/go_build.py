@@ -176,7 +176,8 @@ func main() {
 
 }
 """
-_FUNCS = r"(?m)^func\s+((?:Test|Benchmark|Example|Fuzz)\w*)\s*\("
+# A named function can only be declared at the top level (not necessarily at a line's start)
+_FUNCS = r"\bfunc\s+((?:Test|Benchmark|Example|Fuzz)\w*)\s*([\[(])"
 _SAFE_PATH = re.compile(r"/[A-Za-z0-9_./-]+\Z")
 
 
@@ -201,7 +202,7 @@ def toolkit_argv(prelude: Prelude) -> list[str]:
 def testmain(test_file: str, quotes: str) -> str | None:
     """``go test``'s main for a test file (its ``_testmain.go``, the test package's import path
     left as ``@BUILD@``), or None when ``go test -c`` must make it: a ``TestMain``, a
-    benchmark, example or fuzz target, or a function name twice."""
+    benchmark, example or fuzz target, type parameters, or a function name twice."""
     names, start = [], 0
     while (found := find_code(test_file, _FUNCS, quotes, start)) is not None:
         name, start = found.group(1), found.end()
@@ -209,8 +210,8 @@ def testmain(test_file: str, quotes: str) -> str | None:
         rest = name[len(kind) :]
         if rest and rest[0].islower():  # not a test to go test (TestfooBar): a plain function
             continue
-        if kind != "Test" or name == "TestMain" or name in names:
-            return None
+        if kind != "Test" or name == "TestMain" or name in names or found.group(2) == "[":
+            return None  # (type parameters: go test's own error)
         names.append(name)
     rows = "".join(f'\n\t{{"{name}", _test.{name}}},\n' for name in names)
     return _TESTMAIN % rows
