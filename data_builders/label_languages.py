@@ -196,7 +196,7 @@ def _warn_unsplit(found: ForeignSamples) -> None:
 
 def limits(args: argparse.Namespace) -> Any:
     """``languages.yaml`` (or ``--limits``) with ``--timeout`` on top."""
-    from data_builders.execution.foreign import ForeignLimits
+    from data_builders.execution.foreign_limits import ForeignLimits
 
     try:
         if args.limits:

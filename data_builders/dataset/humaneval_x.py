@@ -208,7 +208,8 @@ def prepare_tasks(
     limits and the translation figures, from one canonical run of each task on its own plus
     all translated assertions (on ``backend``'s executor, local by default)."""
     from data_builders.execution.backend import ExecutorSettings, open_executor
-    from data_builders.execution.foreign import ForeignLimits, ForeignProgram
+    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.foreign_limits import ForeignLimits
     from data_builders.languages.suites import with_extended
 
     foreign = ForeignLimits.from_yaml()
@@ -406,7 +407,7 @@ def run_build_x(request: Any) -> dict[str, Any]:
     from data_builders.dataset.pipeline import finish, label_candidates, load_problems
     from data_builders.dataset.store import ProgressStore
     from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
-    from data_builders.execution.foreign import ForeignLimits
+    from data_builders.execution.foreign_limits import ForeignLimits
 
     started = time.monotonic()
     check_request(request)

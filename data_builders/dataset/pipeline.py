@@ -78,7 +78,7 @@ class BuildRequest:
         """What a resumed build must share with the interrupted one."""
         language = {}  # Python builds: no such keys (their manifests stay as they were)
         if self.language:
-            from data_builders.execution.foreign import ForeignLimits
+            from data_builders.execution.foreign_limits import ForeignLimits
 
             limits = dataclasses.asdict(ForeignLimits.from_yaml())
             language = {"language": self.language, "language_limits": limits}

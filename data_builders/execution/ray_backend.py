@@ -101,7 +101,7 @@ class ChunkRunner:
 def _default_limits(language: str) -> Any:
     if language == "python":
         return ExecutionLimits()
-    from data_builders.execution.foreign import ForeignLimits
+    from data_builders.execution.foreign_limits import ForeignLimits
 
     return ForeignLimits.from_yaml()
 

@@ -108,7 +108,8 @@ def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPat
 
 def test_open_executor_picks_the_executor_by_language() -> None:
     from data_builders.execution.backend import open_executor
-    from data_builders.execution.foreign import ForeignExecutor, ForeignLimits
+    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.foreign_limits import ForeignLimits
 
     with open_executor(ExecutorSettings(), 1, ForeignLimits(), "C++") as executor:
         assert isinstance(executor, ForeignExecutor) and executor.n_workers == 1

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignLimits, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import ProgramResult
 

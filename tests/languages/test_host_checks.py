@@ -9,14 +9,9 @@ import struct
 
 import pytest
 
-from data_builders.execution.foreign_checks import (
-    Check,
-    NotLiteral,
-    js_json,
-    js_number_to_string,
-    judge,
-    parse_literal,
-)
+from data_builders.execution.foreign_checks import Check, judge
+from data_builders.execution.foreign_js_semantics import js_json, js_number_to_string
+from data_builders.execution.foreign_literals import NotLiteral, parse_literal
 from data_builders.execution.languages import get_language
 from data_builders.execution.languages.cpp import cpp_check
 from data_builders.execution.languages.js import js_check

@@ -129,7 +129,8 @@ class _TimedExecutor:
 def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys) -> None:
     import argparse
 
-    from data_builders.execution.foreign import ForeignLimits, ForeignProgram
+    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.foreign_limits import ForeignLimits
     from data_builders.execution.types import TestOutcome
     from data_builders.label_languages import assertion_policy, calibrate
 

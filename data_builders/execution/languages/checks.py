@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
+from data_builders.execution.foreign_checks import Check
+from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.source import code_mask, matching, top_level
 
 

@@ -23,13 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.execution.compile_server import ServerSpec
-from data_builders.execution.foreign_checks import (
-    Check,
-    JMap,
-    NotLiteral,
-    is_literal,
-    parse_literal,
-)
+from data_builders.execution.foreign_checks import Check
+from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
+from data_builders.execution.foreign_values import JMap
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
+from data_builders.execution.foreign_checks import Check
+from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import (
     Driver,
     Language,

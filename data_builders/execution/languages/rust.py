@@ -30,7 +30,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from data_builders.execution.foreign_checks import Check, NotLiteral, is_literal, parse_literal
+from data_builders.execution.foreign_checks import Check
+from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
 from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.source import (

@@ -1,0 +1,269 @@
+"""Running a built driver's cases for ``ForeignExecutor`` (``foreign.py``): one process runs
+every case (or one program in the language's long-lived runner); the host watches the CPU
+time and resident memory of the sandboxed process tree per case (``foreign_process.py``),
+kills the process group on a limit, and resumes the remaining cases in a fresh process after
+a crash or timeout, so each assertion gets its own status; a value case is judged here
+(``foreign_checks.py``), never in the program's process.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import signal
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from data_builders.execution.foreign_checks import judge
+from data_builders.execution.foreign_limits import ForeignLimits
+from data_builders.execution.foreign_process import End, Watch, base_env, supervise
+from data_builders.execution.foreign_runner import Runner, RunnerDiedError
+from data_builders.execution.languages import Language, RunnerSpec, RunSpec
+from data_builders.execution.types import TestOutcome
+
+# A runner's CPU rlimit: a backstop only (each program's cases are watched on their own).
+RUNNER_CPU_SECONDS = 24 * 3600
+
+
+class Running:
+    """``ForeignExecutor``'s run side (a mixin: the state is the executor's, made in its
+    ``__init__``; ``_sandboxed`` is its sandbox command)."""
+
+    limits: ForeignLimits
+    cache_dir: Path
+    use_runners: bool
+    run_cpu_seconds: float
+    processes: int
+    _local: threading.local
+    _runners: set[Runner]
+    _locks_lock: threading.Lock
+    _sandboxed: Any
+
+    def _run_cases(
+        self,
+        language: Language,
+        build: Path,
+        timeouts: list[float],
+        start: int = 0,
+        mode: str = "",
+        checks: tuple[Any, ...] | None = None,
+    ) -> list[TestOutcome]:
+        """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``), case *k*
+        under ``timeouts[k]`` CPU seconds; ``checks``: the driver's host-side checks."""
+        limits = self.limits
+        spec = language.run_spec(limits.memory_mb, mode)
+        n = len(timeouts)
+        outcomes: list[TestOutcome | None] = [None] * n
+        case_limits = list(timeouts)
+        checks = checks if checks is not None else (None,) * n
+        values = frozenset(k for k, check in enumerate(checks) if check is not None)
+        if start >= n:  # nothing to run: start the process anyway (start-up measurements)
+            self._run_once(language, build, spec, case_limits, start, values)
+        while start < n:
+            end = self._run_once(language, build, spec, case_limits, start, values)
+            start = self._settle(language, end, outcomes, case_limits, start, checks)
+        return [
+            o if o is not None else TestOutcome("runtime_error", detail="not run") for o in outcomes
+        ]
+
+    def _run_once(
+        self,
+        language: Language,
+        build: Path,
+        spec: RunSpec,
+        case_limits: list[float],
+        start: int,
+        value_cases: frozenset[int] = frozenset(),
+    ) -> End:
+        """One sandboxed process running the cases from ``start`` on (or one program in the
+        language's runner, where it has one), with a fresh report token where the language
+        takes one."""
+        limits = self.limits
+        token = secrets.token_hex(16) if language.token_protocol else None
+        runner_spec = language.runner_spec(limits.memory_mb) if self.use_runners else None
+        if runner_spec is not None:
+            return self._run_in_runner(
+                language, runner_spec, build, case_limits, start, token, value_cases
+            )
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        values = {"build": str(build), "start": str(start), "fd": str(write_fd)}
+        argv = [part.format(**values) for part in spec.argv]
+        env = base_env()
+        env.update({key: value.format(**values) for key, value in spec.env.items()})
+        remaining = case_limits[start:]
+        rlimits = {
+            "cpu": math.ceil(limits.load + sum(remaining)) + 1,
+            "fsize": limits.max_output_bytes,
+            "core": 0,
+            "nofile": 1024,
+        }
+        if spec.address_space_limit:
+            rlimits["as"] = limits.memory_mb * 1024 * 1024
+        rss_mb = limits.memory_mb + (0 if spec.address_space_limit else limits.runtime_overhead_mb)
+        with tempfile.TemporaryDirectory(prefix="unice-run-") as scratch:
+            command = self._sandboxed(
+                argv, rlimits, readonly=[build], cwd=Path(scratch), seccomp=True
+            )
+            watch = Watch(rss_mb, limits.max_wall_factor)
+            end = supervise(
+                command,
+                env,
+                Path(scratch),
+                write_fd,
+                watch,
+                case_limits,
+                limits.load,
+                read_fd,
+                start,
+                token,
+                value_cases,
+            )
+        with self._locks_lock:
+            self.run_cpu_seconds += end.cpu
+            self.processes += 1
+        return end
+
+    def _run_in_runner(
+        self,
+        language: Language,
+        spec: RunnerSpec,
+        build: Path,
+        case_limits: list[float],
+        start: int,
+        token: str | None = None,
+        value_cases: frozenset[int] = frozenset(),
+    ) -> End:
+        """The cases from ``start`` on, run by this thread's runner (started when it has
+        none, or when the last one died or is used up). The runtime is already up, so what
+        runs before the first case is the program's and its test's own code: it gets an
+        assertion's cap (``timeout``), not ``load``, the allowance for starting a runtime."""
+        limits = self.limits
+        load = min(limits.load, limits.timeout)
+        request = language.runner_request(build, start, limits.memory_mb, limits.max_output_bytes)
+        watch = Watch(limits.memory_mb + limits.runtime_overhead_mb, limits.max_wall_factor)
+        for attempt in range(2):
+            runner = self._thread_runner(language, spec)
+            try:
+                end = runner.run(request, case_limits, load, watch, token, value_cases)
+                break
+            except RunnerDiedError:  # it ended between programs (it asks to be replaced so)
+                self._drop_runner(runner)
+                if attempt:
+                    raise
+        retired = not runner.alive  # killed at a limit, taken down, or asked to be replaced
+        if retired:
+            self._drop_runner(runner)
+        with self._locks_lock:
+            self.run_cpu_seconds += end.cpu
+            self.processes += int(retired)
+        return end
+
+    def _thread_runner(self, language: Language, spec: RunnerSpec) -> Runner:
+        runners = self._local.__dict__.setdefault("runners", {})
+        runner = runners.get(language.name)
+        if runner is not None and (not runner.alive or runner.programs >= spec.max_programs):
+            self._drop_runner(runner)
+            runner = None
+        if runner is None:
+            readonly = [self.cache_dir, *(Path(p) for p in spec.read_only)]
+            keep = ":".join(str(path) for path in readonly)  # bound folders: never emptied
+            argv = [a.replace("{keep}", keep) for a in spec.argv]
+            rlimits = {
+                "cpu": RUNNER_CPU_SECONDS,
+                "fsize": self.limits.max_output_bytes,
+                "core": 0,
+                "nofile": 1024,
+            }
+            command = self._sandboxed(
+                argv, rlimits, readonly=readonly, cwd=Path(tempfile.gettempdir())
+            )
+            env = base_env()
+            env.update(spec.env)
+            runner = Runner(command, env)
+            runners[language.name] = runner
+            with self._locks_lock:
+                self._runners.add(runner)
+        return runner
+
+    def _drop_runner(self, runner: Runner) -> None:
+        runner.close()
+        runners = self._local.__dict__.get("runners", {})
+        for name, held in list(runners.items()):
+            if held is runner:
+                del runners[name]
+        with self._locks_lock:
+            self._runners.discard(runner)
+
+    def _settle(
+        self,
+        language: Language,
+        end: End,
+        outcomes: list[TestOutcome | None],
+        case_limits: list[float],
+        start: int,
+        checks: tuple[Any, ...] = (),
+    ) -> int:
+        """Record one process's reports (a value case judged here, a refused one a runtime
+        error); return the case to resume from (len: done)."""
+        n = len(outcomes)
+        for k, status in end.results.items():
+            if (old := outcomes[k]) is not None and old.detail.startswith("report refused"):
+                continue  # refused in an earlier process of this program: stays refused
+            detail = end.details.get(k, "")
+            if status == "value":
+                status, detail = judge(checks[k], end.values[k])
+            outcomes[k] = TestOutcome(status, time=end.times.get(k, 0.0), detail=detail)
+        for k, reason in end.rejected.items():
+            outcomes[k] = TestOutcome("runtime_error", time=end.times.get(k, 0.0), detail=reason)
+        cause, detail = _cause(language, end)
+        if cause == "timeout" and self.limits.after_timeout is not None:
+            for k in range(n):
+                case_limits[k] = min(case_limits[k], self.limits.after_timeout)
+        if end.running is not None:  # died inside a case: that case fails, the rest resume
+            outcomes[end.running] = TestOutcome(
+                cause, time=end.times.get(end.running, 0.0), detail=detail
+            )
+            return end.running + 1
+        if end.killed is None and end.returncode == 0 and end.last is not None:
+            # A clean exit: cases the test never reached (a loop of zero turns) fail.
+            for k in range(start, n):
+                if outcomes[k] is None:
+                    outcomes[k] = TestOutcome("runtime_error", detail="assertion not reached")
+            return n
+        # Ended outside any case (loading, or code between cases): every case not yet
+        # reported gets the cause, as a Python program that fails to load does.
+        if end.last is None and end.killed is None:
+            cause = language.load_status(end.returncode, end.stderr) or cause
+        first = start if end.last is None else end.last + 1
+        for k in range(first, n):
+            if outcomes[k] is None:
+                outcomes[k] = TestOutcome(cause, detail=detail)
+        for k in range(start, n):
+            if outcomes[k] is None:
+                outcomes[k] = TestOutcome("runtime_error", detail="assertion not reached")
+        return n
+
+
+def _cause(language: Language, end: End) -> tuple[str, str]:
+    """The status of a process that ended (or was killed) before finishing, and why."""
+    if end.killed:
+        return end.killed, f"killed: {end.killed} limit"
+    code = end.returncode
+    if end.running is not None:
+        status = language.crash_status(code, end.stderr)
+        if status:
+            return status, end.stderr[-300:]
+    signum = -code if code < 0 else code - 128 if code > 128 else 0
+    if signum == signal.SIGXCPU:
+        return "timeout", "CPU limit (SIGXCPU)"
+    if signum == signal.SIGXFSZ:
+        return "runtime_error", "output beyond the cap (SIGXFSZ)"
+    if signum:
+        return "signal", f"killed by signal {signum}"
+    if code:
+        return "runtime_error", f"exit status {code}: {end.stderr[-300:]}"
+    return "runtime_error", "the program ended its process"
