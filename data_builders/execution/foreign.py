@@ -203,14 +203,22 @@ class ForeignExecutor(Compiling, Running):
 
     def _release(self, build: Build) -> None:
         """A temporary cache keeps a build only while a program uses it (a Go test binary is
-        several MB; a labelling job builds thousands); a persistent ``cache_dir`` keeps all."""
+        several MB; a labelling job builds thousands); a persistent ``cache_dir`` keeps all.
+
+        The folder is removed under the build's own lock: the same program arriving meanwhile
+        (a duplicate sample) waits in ``_build`` and builds it again, instead of finding the
+        finished marker of a folder about to vanish and running a program that is gone
+        (``Cannot find module .../main.js``, a runtime error for a correct program)."""
         with self._locks_lock:
-            self._users[build.digest] -= 1
-            if not self._own_cache or self._users[build.digest] > 0:
-                return
-            del self._users[build.digest]
-            self._builds.pop(build.digest, None)
-        shutil.rmtree(build.path, ignore_errors=True)
+            lock = self._locks.setdefault(build.digest, threading.Lock())
+        with lock:
+            with self._locks_lock:
+                self._users[build.digest] -= 1
+                if not self._own_cache or self._users[build.digest] > 0:
+                    return
+                del self._users[build.digest]
+                self._builds.pop(build.digest, None)
+            shutil.rmtree(build.path, ignore_errors=True)
 
     @property
     def n_workers(self) -> int:
