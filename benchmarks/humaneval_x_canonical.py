@@ -9,6 +9,12 @@ docs/languages.md and the README come from this script.
         [--languages cpp,java,js,go,rust] [--workers 2] [--max-problems N] [--no-compile-servers]
         [--tasks Go/50,Go/95 --repeat 10]   # a flakiness check: each task N times
 
+Each language's line ``per-assertion CPU s`` gives the passing assertions' CPU times (the
+sandboxed process tree, counted in clock ticks as the limits are): median, p99, p99.9 and
+the max with its task, over every repeat; ``--floor-multiple K`` adds the floor K x that max
+would give. This is the check behind a language's ``calibrated_floors`` entry in
+``configs/build/languages.yaml``: run it with ``--repeat`` on a loaded machine.
+
 ``--smoke``: JavaScript only, one task made here (needs ``node``).
 """
 
@@ -41,6 +47,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="run each task N times (flakiness checks)"
+    )
+    parser.add_argument(
+        "--floor-multiple",
+        type=float,
+        default=None,
+        help="also print the floor this multiple of the slowest passing assertion would give",
     )
     parser.add_argument(
         "--no-compile-servers",
@@ -98,6 +110,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
                     " ".join(bad[0].detail.split())[:160] if bad else "no assertion in its test"
                 )
                 print(f"  {problem.task_id}: {shown} {detail}")
+        timing = assertion_times(problems, results, args.floor_multiple)
         rows.append((language, len(problems), statistics.mean(counts), passed))
         report.figures[language] = {
             "tasks": len(problems),
@@ -106,11 +119,45 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
             "wall_s": round(wall, 1),
             "compiles": compiles,
             "compile_wall_s": round(compile_wall, 1),
+            **timing,
         }
     print("\n| language | tasks | assertions per task | canonical solutions passing |")
     print("| --- | --- | --- | --- |")
     for language, tasks, mean, passed in rows:
         print(f"| {language} | {tasks} | {mean:.1f} | {passed}/{tasks} |")
+
+
+def assertion_times(problems: list, results: list, multiple: float | None) -> dict[str, float]:
+    """Print and return the passing assertions' CPU times (median, p99, p99.9, max)."""
+    times = sorted(
+        (o.time, problem.task_id)
+        for problem, result in zip(problems, results, strict=True)
+        for o in result.outcomes
+        if o.status == "pass"
+    )
+    if not times:
+        return {}
+
+    def quantile(q: float) -> float:
+        return times[min(len(times) - 1, int(q * len(times)))][0]
+
+    slowest, task = times[-1]
+    figures = {
+        "assertions_timed": len(times),
+        "assertion_cpu_median_s": quantile(0.5),
+        "assertion_cpu_p99_s": quantile(0.99),
+        "assertion_cpu_p999_s": quantile(0.999),
+        "assertion_cpu_max_s": slowest,
+    }
+    line = (
+        f"  per-assertion CPU s ({len(times)} passing): median {quantile(0.5):.3f},"
+        f" p99 {quantile(0.99):.3f}, p99.9 {quantile(0.999):.3f}, max {slowest:.3f} ({task})"
+    )
+    if multiple is not None:
+        figures["floor_at_multiple_s"] = round(multiple * slowest, 3)
+        line += f"; {multiple:g} x max = {multiple * slowest:.3f} s"
+    print(line)
+    return figures
 
 
 if __name__ == "__main__":

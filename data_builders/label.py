@@ -252,7 +252,7 @@ def _foreign_job(args: argparse.Namespace) -> _Job:
     found = label_languages.load(args)
     limits = label_languages.limits(args)
     calibrating = found.references is not None and args.timeout is None
-    policy = label_languages.assertion_policy(limits) if calibrating else None
+    policy = label_languages.assertion_policy(limits, found.languages) if calibrating else None
 
     def test_limits(executor: Any) -> dict[str, Any]:
         if policy is None or found.references is None:

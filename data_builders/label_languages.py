@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,15 +206,22 @@ def limits(args: argparse.Namespace) -> Any:
         raise UserError(f"limits: {exc} (fix the file or leave --limits out)") from None
 
 
-def assertion_policy(foreign: Any) -> Any:
+def assertion_policy(foreign: Any, languages: Iterable[str]) -> Any:
     """The per-assertion calibration policy, as ``build humaneval-x`` uses it:
-    ``limits.yaml``'s factor, its floor raised to ``languages.yaml``'s ``calibrated_floor``,
-    its cap ``languages.yaml``'s ``timeout`` (which an assertion the canonical fails keeps)."""
+    ``limits.yaml``'s factor, its floor raised to ``languages.yaml``'s floor for the
+    language (``calibrated_floors``, else ``calibrated_floor``), its cap ``languages.yaml``'s
+    ``timeout`` (which an assertion the canonical fails keeps). One policy serves the run:
+    where its ``languages`` have different floors, the highest."""
     from data_builders.dataset.humaneval_x import assertion_policy
     from data_builders.execution.calibrate import DEFAULT_CONFIG, LimitConfigError, load_policy
 
     try:
-        return assertion_policy(load_policy(DEFAULT_CONFIG), foreign)
+        policy = load_policy(DEFAULT_CONFIG)
+        return max(
+            # (no language: calibrated_floor, which floor_for gives a name it does not know)
+            (assertion_policy(policy, foreign, name) for name in sorted(languages) or [""]),
+            key=lambda each: each.floor,
+        )
     except LimitConfigError as exc:
         raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
 
@@ -247,7 +254,7 @@ def row_settings(
     MultiPL-E hub config, and the calibration policy (None: flat limits)."""
     return {
         "language": args.language,
-        "language_limits": dataclasses.asdict(foreign),
+        "language_limits": foreign.as_settings(),
         "languages": sorted(found.languages),
         "assertion_limits": dataclasses.asdict(policy) if policy is not None else None,
     }

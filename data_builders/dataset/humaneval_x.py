@@ -19,7 +19,7 @@ executor of another language:
 2. **limits**: the last canonical run gives each kept assertion's CPU time; a candidate gets
    ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``,
    the policy of Python's ``build`` and ``label``), with ``floor`` and ``cap`` raised to the
-   ``calibrated_floor`` and ``timeout`` of ``configs/build/languages.yaml`` (see
+   language's calibrated floor and the ``timeout`` of ``configs/build/languages.yaml`` (see
    :func:`assertion_policy`).
 3. **labels**: every candidate compiled once and run once on all its assertions in the
    sandbox (:mod:`data_builders.execution.foreign`), one status per assertion.
@@ -160,12 +160,13 @@ def _n_cases(language: str, test: str) -> int:
         return 0
 
 
-def assertion_policy(policy: LimitPolicy, foreign: Any) -> LimitPolicy:
-    """The per-assertion limit policy: ``limits.yaml``'s factor, with its floor raised to
-    ``languages.yaml``'s ``calibrated_floor`` and its cap set to ``languages.yaml``'s
-    ``timeout`` (the limit every assertion gets under ``label``)."""
+def assertion_policy(policy: LimitPolicy, foreign: Any, language: str) -> LimitPolicy:
+    """The per-assertion limit policy of ``language``: ``limits.yaml``'s factor, with its floor
+    raised to ``languages.yaml``'s floor for the language (``calibrated_floors``, else
+    ``calibrated_floor``) and its cap set to ``languages.yaml``'s ``timeout`` (the limit every
+    assertion gets under ``label``)."""
     return dataclasses.replace(
-        policy, floor=max(policy.floor, foreign.calibrated_floor), cap=foreign.timeout
+        policy, floor=max(policy.floor, foreign.floor_for(language)), cap=foreign.timeout
     )
 
 
@@ -228,7 +229,7 @@ def prepare_tasks(
     # The canonical run is the reference's: no shortened limits after a timeout; its own
     # assertions get the usual limit, translated ones extended_reference_limit (slower: dropped).
     reference_limits = dataclasses.replace(foreign, after_timeout=None)
-    limits = assertion_policy(policy, foreign)
+    limits = assertion_policy(policy, foreign, language)
 
     def canonical(task: _Prepared, extended: bool) -> ForeignProgram:
         added = task.assertions if extended and not task.dropped_all else []
@@ -448,8 +449,8 @@ def run_build_x(request: Any) -> dict[str, Any]:
             )
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
     meta = {
-        "language_limits": dataclasses.asdict(foreign),
-        "assertion_limits": dataclasses.asdict(assertion_policy(cfg.limits, foreign)),
+        "language_limits": foreign.as_settings(),
+        "assertion_limits": dataclasses.asdict(assertion_policy(cfg.limits, foreign, language)),
     }
     return finish(request, rows, tasks, started, meta)
 

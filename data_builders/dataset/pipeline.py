@@ -80,7 +80,7 @@ class BuildRequest:
         if self.language:
             from data_builders.execution.foreign_limits import ForeignLimits
 
-            limits = dataclasses.asdict(ForeignLimits.from_yaml())
+            limits = ForeignLimits.from_yaml().as_settings()
             language = {"language": self.language, "language_limits": limits}
         # recorded only when set, so builds made before these options keep their manifests
         mutant_options = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,43 @@ class ForeignLimits:
     # it within extended_reference_limit CPU s; no calibrated limit is below calibrated_floor
     extended_reference_limit: float = 0.5
     calibrated_floor: float = 0.5
+    # a language's own floor (by name: cpp, java, js, go, rust), in place of calibrated_floor
+    # for its assertions; a language not named keeps calibrated_floor
+    calibrated_floors: dict[str, float] = field(default_factory=dict)
     # build humaneval-x: the canonical solution runs this many times, each run on the test the
     # runs before it left; a translated assertion is kept only if it passed every run
     canonical_runs: int = 2
+
+    def __post_init__(self) -> None:
+        from data_builders.execution.languages import ALIASES, LANGUAGES
+
+        floors = {}
+        for name, floor in dict(self.calibrated_floors or {}).items():
+            language = ALIASES.get(str(name).lower(), str(name).lower())
+            if language not in LANGUAGES:
+                raise ValueError(
+                    f"calibrated_floors: unknown language {name!r} (known: {', '.join(LANGUAGES)})"
+                )
+            if isinstance(floor, bool) or not isinstance(floor, int | float) or not floor > 0:
+                raise ValueError(f"calibrated_floors: {name}: {floor!r} is not a positive number")
+            floors[language] = float(floor)
+        object.__setattr__(self, "calibrated_floors", floors)
+
+    def floor_for(self, language: str) -> float:
+        """The least calibrated limit of an assertion in ``language`` (its own floor where
+        ``calibrated_floors`` names it, else ``calibrated_floor``)."""
+        from data_builders.execution.languages import ALIASES
+
+        key = ALIASES.get(language.lower(), language.lower())
+        return self.calibrated_floors.get(key, self.calibrated_floor)
+
+    def as_settings(self) -> dict[str, Any]:
+        """The limits as a row's or card's settings (``calibrated_floors`` only when it names a
+        language, so rows labelled before it existed still match)."""
+        settings = asdict(self)
+        if not settings["calibrated_floors"]:
+            del settings["calibrated_floors"]
+        return settings
 
     @classmethod
     def from_yaml(cls, path: Path = DEFAULT_CONFIG, **overrides: Any) -> ForeignLimits:

@@ -134,7 +134,7 @@ def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys)
     from data_builders.execution.types import TestOutcome
     from data_builders.label_languages import assertion_policy, calibrate
 
-    policy = assertion_policy(ForeignLimits(timeout=3.0, calibrated_floor=0.5))
+    policy = assertion_policy(ForeignLimits(timeout=3.0, calibrated_floor=0.5), {"js"})
     # limits.yaml's factor is 20: 0.001 s -> the 0.5 s floor, 0.1 s -> 2.0 s, a failed
     # assertion -> the 3 s cap (the canonical says nothing about how long it should take)
     ran = _TimedExecutor([TestOutcome("pass", 0.001), TestOutcome("pass", 0.1),
@@ -180,9 +180,13 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     row = json.loads(out.read_text())
     assert row["status_counts"]["timeout"] == 1 and row["pass_ratio"] == pytest.approx(2 / 3)
     # the canonical ran first with no limits of its own, then the sample under the calibrated
-    # ones: addOne takes microseconds, so every assertion is far below the flat 3 s
+    # ones: addOne takes microseconds, so every assertion is far below the flat 3 s, at
+    # JavaScript's floor (languages.yaml's calibrated_floors)
+    from data_builders.execution.foreign_limits import ForeignLimits
+
+    floor = ForeignLimits.from_yaml().floor_for("js")
     canonical, sample = limits_seen
-    assert canonical is None and len(sample) == 3 and all(0.5 <= t < 3.0 for t in sample)
+    assert canonical is None and len(sample) == 3 and all(floor <= t < 3.0 for t in sample)
     limits_seen.clear()
     assert main([*argv, "--timeout", "3"]) == 0
     assert "per-assertion CPU limits" not in capsys.readouterr().out
