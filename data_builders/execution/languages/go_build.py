@@ -7,7 +7,7 @@ decide what is stale, on every build. The work itself is ``compile`` (the progra
 
 So the build runs those tools directly, with what they need made once per Go toolchain and
 machine: the *toolkit*, a folder in the shared build cache made like C++'s precompiled
-prelude (``foreign.py``'s ``_prelude``, in the compile sandbox). A probe package that imports
+prelude (``foreign_build.py``'s ``_prelude``, in the compile sandbox). A probe package that imports
 :data:`PACKAGES` is built once by ``go test -c -x -work``; its import configurations, vet
 configuration (with the analysis facts of every package it can import) and tool flags are
 kept, paths relative to the toolkit. A program's build then compiles, vets, compiles
