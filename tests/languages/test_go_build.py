@@ -5,6 +5,8 @@ cannot do what it does (a compile error, a vet finding, an import it does not ha
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,3 +86,13 @@ def test_direct_builds_give_go_test_c_statuses(tmp_path: Path, monkeypatch) -> N
         results = ex.map(ForeignProgram("go", PROGRAMS[n], TEST) for n in names)
         fallback = {n: statuses(r) for n, r in zip(names, results, strict=True)}
     assert direct == fallback == EXPECTED
+
+
+def test_the_toolkit_is_made_by_the_base_interpreter_not_a_venv_link() -> None:
+    """The compile sandbox mounts a private /tmp: a checkout there (a CI clone) has its .venv
+    hidden, so the toolkit must be made by the interpreter the venv links to, or no Go
+    program ever builds directly."""
+    interpreter = go_build.toolkit_argv(go_build.toolkit())[0]
+    assert Path(interpreter).is_file() and interpreter == os.path.realpath(interpreter)
+    if sys.prefix != sys.base_prefix:  # in a virtual environment
+        assert not interpreter.startswith(sys.prefix + os.sep)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -195,8 +196,12 @@ def toolkit() -> Prelude:
 
 
 def toolkit_argv(prelude: Prelude) -> list[str]:
-    """Make the toolkit (in its folder, inside the compile sandbox)."""
-    return [sys.executable, "-I", prelude.name]
+    """Make the toolkit (in its folder, inside the compile sandbox), with the base interpreter
+    the virtual environment links to: the sandbox mounts a private ``/tmp``, which hides a
+    checkout's ``.venv`` there (and with it every direct build); the script needs the standard
+    library only (``-I``)."""
+    interpreter = getattr(sys, "_base_executable", None) or sys.executable
+    return [os.path.realpath(interpreter), "-I", prelude.name]
 
 
 def testmain(test_file: str, quotes: str) -> str | None:
