@@ -4,7 +4,8 @@ Builds HE-Eval, MBPP-Eval or APPS-Eval: extended tests, candidates (samples file
 LM generations), execution labels, splits by problem, ``stats.json`` and a dataset card.
 Rerunning the same command after an interruption continues where it stopped.
 ``build humaneval-x --language cpp|java|js|go|rust [--problems-file F] --samples S`` builds
-HE-Eval-X, the same dataset in another language (data_builders/dataset/humaneval_x.py).
+HE-Eval-X, the same dataset in another language (data_builders/dataset/humaneval_x.py); every
+dataset is built by one pipeline (data_builders/dataset/pipeline.py).
 """
 
 from __future__ import annotations
@@ -242,12 +243,7 @@ def run(args: argparse.Namespace) -> int:
         state, detail = build_state(request)
         print(f"{args.out}: {detail}")
         return {"complete": 0, "resumable": 1, "absent": 1, "differs": 2}[state]
-    if args.dataset == "humaneval-x":
-        from data_builders.dataset.humaneval_x import run_build_x
-
-        summary = run_build_x(request)
-    else:
-        summary = run_build(request)
+    summary = run_build(request)
     what = f"shard {args.shard_index}/{args.num_shards}" if args.num_shards > 1 else "dataset"
     splits = summary.get("splits")
     detail = (

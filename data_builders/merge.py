@@ -51,7 +51,7 @@ def _read_shard(folder: Path) -> tuple[dict[str, Any], dict[str, Any], list, lis
 
 def merge_shards(shards: list[Path], out: Path) -> dict[str, Any]:
     """Check and join shards; returns the merged statistics."""
-    from data_builders.dataset.cards import card_extras
+    from data_builders.dataset.datasets import card_extras
     from data_builders.dataset.finalize import finalize
 
     read = [(_read_shard(folder), folder) for folder in shards]

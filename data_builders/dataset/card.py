@@ -14,7 +14,8 @@ from data_builders.dataset.splits import SPLITS
 @dataclass(frozen=True)
 class CardExtras:
     """What one dataset adds to the generic ``stats.json`` and card (which name no dataset:
-    :mod:`data_builders.dataset.cards` picks a dataset's extras).
+    each dataset's module makes its extras, :func:`data_builders.dataset.datasets.card_extras`
+    finds them).
 
     Attributes:
         title: the dataset's name in the card's heading (``HE-Eval``, ``HE-Eval-X C++``);

@@ -39,7 +39,7 @@ def finalize(
         tasks: one record per problem, each with ``_index`` (the problem's dataset position).
         meta: provenance recorded in ``stats.json`` (dataset, seed, split_ratios, ...).
         extras: what this dataset adds to ``stats.json`` and the card
-            (:func:`data_builders.dataset.cards.card_extras`); None: nothing.
+            (:func:`data_builders.dataset.datasets.card_extras`); None: nothing.
 
     Returns:
         The statistics written to ``stats.json``.

@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
+from data_builders.dataset.card import CardExtras
 from data_builders.dataset.convention import code_without_prompt, task_text
+from data_builders.dataset.hooks import Labelling
 from data_builders.dataset.humaneval_x_card import card_lines as card_lines  # re-exported
 from data_builders.dataset.humaneval_x_card import translation_summary as translation_summary
 from data_builders.dataset.labels import make_row
@@ -85,9 +87,9 @@ def humaneval_suites(
     first ``max_problems`` HumanEval tasks (all when None), as ``build humaneval-x`` makes
     them: :func:`python_suites` with ``configs/build/humaneval.yaml``."""
     from data_builders.dataset.config import load_config
-    from data_builders.dataset.pipeline import load_problems as load_python
+    from data_builders.problems.humaneval import load_problems as load_python
 
-    count = len(load_python("humaneval", None)) if max_problems is None else max_problems
+    count = len(load_python(None)) if max_problems is None else max_problems
     return python_suites(
         range(count), load_config("humaneval"), workers, Path(cache) if cache else None
     )
@@ -105,16 +107,16 @@ def python_suites(
     The same steps as ``build humaneval`` (references checked, tests extended) with the same
     seed and extension settings, so a warm extension cache makes this a few seconds.
     """
-    from data_builders.dataset.pipeline import _extension_task
-    from data_builders.dataset.pipeline import load_problems as load_python
+    from data_builders.dataset.python_build import extension_task
     from data_builders.dataset.tasks import check_references, make_spec
     from data_builders.execution import ExecutionLimits
     from data_builders.execution.backend import ExecutorSettings, open_executor
     from data_builders.extension.extend import extend_tasks
     from data_builders.extension.suite import SuiteCache
+    from data_builders.problems.humaneval import load_problems as load_python
 
     wanted = set(numbers)
-    python = load_python("humaneval", None)
+    python = load_python(None)
     specs = [
         make_spec(i, p, config.extension.max_references)
         for i, p in enumerate(python)
@@ -126,7 +128,7 @@ def python_suites(
     with open_executor(backend or ExecutorSettings(), workers, limits) as executor:
         check_references(specs, executor, config.limits.reference_limit)
         suites = extend_tasks(
-            [_extension_task(s) for s in specs],
+            [extension_task(s) for s in specs],
             executor,
             config.extension,
             config.seed,
@@ -403,25 +405,43 @@ def label_chunk(
         yield {"language": language, **make_row(candidate, specs[candidate.task_id], result)}
 
 
-def run_build_x(request: Any) -> dict[str, Any]:
-    """Build (or resume) HE-Eval-X for ``request.language``; the summary ``run_build`` gives."""
-    from data_builders.dataset.pipeline import finish, label_candidates, load_problems
-    from data_builders.dataset.store import ProgressStore
-    from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
-    from data_builders.execution.foreign_limits import ForeignLimits
+class HumanEvalX:
+    """HE-Eval-X in ``request.language`` (:class:`~data_builders.dataset.hooks.Dataset`):
+    HumanEval-X's problems, tests translated from HE-Eval's and narrowed by canonical runs,
+    per-assertion limits from the canonical's times, the language's executor."""
 
-    started = time.monotonic()
-    check_request(request)
-    language, cfg = request.language, request.config
-    problems = load_problems("humaneval-x", request.source, language)
-    by_id = {p.task_id: p for p in problems}
-    if request.max_problems is not None:
-        problems = problems[: request.max_problems]
-    mine = [(i, p) for i, p in enumerate(problems) if i % request.num_shards == request.shard_index]
-    foreign = ForeignLimits.from_yaml()
-    backend = request.executor or ExecutorSettings()
-    # one Ray session (with --executor ray) for the three executors below
-    with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
+    name = "humaneval-x"
+
+    def problem_source(self) -> ModuleType:
+        from data_builders.problems import humaneval_x
+
+        return humaneval_x
+
+    def check_request(self, request: Any) -> None:
+        check_request(request)
+
+    def whole_program(self) -> bool:
+        return False
+
+    def manifest(self, request: Any) -> dict[str, Any]:
+        from data_builders.execution.foreign_limits import ForeignLimits
+
+        limits = ForeignLimits.from_yaml().as_settings()
+        return {"language": request.language, "language_limits": limits}
+
+    def prepare(
+        self,
+        request: Any,
+        mine: Sequence[tuple[int, Problem]],
+        split_of: Mapping[str, str],
+        store: Any,
+        backend: Any,
+    ) -> Labelling:
+        """Tasks not yet in ``store`` prepared (:func:`prepare_tasks`: HE-Eval's suites
+        translated, canonical runs); a resumed build reads the others' tests and limits."""
+        from data_builders.execution.foreign_limits import ForeignLimits
+
+        language, cfg = request.language, request.config
         todo = [(i, p) for i, p in mine if p.task_id not in store.tasks]
         if todo:
             suites, entries = python_suites(
@@ -438,21 +458,37 @@ def run_build_x(request: Any) -> dict[str, Any]:
             store.sync()
             _report_references([store.tasks[p.task_id] for _, p in mine])
         records = {p.task_id: store.tasks[p.task_id] for _, p in mine}
-        specs = {tid: _spec(r, by_id[tid]) for tid, r in records.items()}
-        with open_executor(backend, request.workers, foreign, language) as executor:
-            label_candidates(
-                request,
-                [specs[p.task_id] for _, p in mine],
-                by_id,
-                store,
-                lambda pending: label_chunk(pending, records, specs, executor, language),
-            )
-        rows, tasks = list(store.rows.values()), list(store.tasks.values())
-    meta = {
-        "language_limits": foreign.as_settings(),
-        "assertion_limits": dataclasses.asdict(assertion_policy(cfg.limits, foreign, language)),
-    }
-    return finish(request, rows, tasks, started, meta)
+        specs = {p.task_id: _spec(records[p.task_id], p) for _, p in mine}
+
+        def label(pending: Sequence[Candidate], executor: Any) -> Iterator[dict[str, Any]]:
+            return label_chunk(pending, records, specs, executor, language)
+
+        return Labelling(list(specs.values()), language, ForeignLimits.from_yaml(), label)
+
+    def meta(self, request: Any) -> dict[str, Any]:
+        from data_builders.execution.foreign_limits import ForeignLimits
+
+        foreign = ForeignLimits.from_yaml()
+        policy = assertion_policy(request.config.limits, foreign, request.language)
+        return {
+            "language_limits": foreign.as_settings(),
+            "assertion_limits": dataclasses.asdict(policy),
+        }
+
+    def card_extras(self, meta: Mapping[str, Any]) -> CardExtras:
+        """The title and command name the language; ``stats.json`` gets ``translation``, the
+        card its "Tests in <language>" section."""
+        title, command = "HE-Eval-X", self.name
+        language = meta.get("language")
+        if language:
+            title += f" {LANGUAGE_NAMES.get(language, language)}"
+            command += f" --language {language}"
+        return CardExtras(
+            title=title,
+            command=command,
+            stats={"translation": translation_summary},
+            sections=(card_lines,),
+        )
 
 
 def _report_references(records: Sequence[Mapping[str, Any]]) -> None:

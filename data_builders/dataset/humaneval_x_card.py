@@ -1,8 +1,8 @@
 """HE-Eval-X's additions to the generic ``stats.json`` and dataset card: where each language's
 tests came from (``translation``) and the card's "Tests in <language>" section.
 
-Kept apart from :mod:`data_builders.dataset.humaneval_x` (the build) so that
-:mod:`data_builders.dataset.cards` can name them without importing the build.
+Part of the HE-Eval-X dataset module (:class:`data_builders.dataset.humaneval_x.HumanEvalX`
+puts them in its card extras), kept in a file of their own.
 """
 
 from __future__ import annotations

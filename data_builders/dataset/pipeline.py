@@ -1,5 +1,7 @@
-"""The build, end to end: problems -> references checked -> tests extended -> candidates ->
-labels (appended as they come) -> splits, statistics and card.
+"""The build, end to end, for every dataset: problems -> each task's tests and limits (the
+dataset's own step: :mod:`~data_builders.dataset.python_build` checks references and extends
+tests, :mod:`~data_builders.dataset.humaneval_x` translates them) -> candidates -> labels
+(appended as they come) -> splits, statistics and card.
 
 Everything that decides a row is a pure function of (problem, seed, settings): mutants and
 generations are seeded per task, suites are cached by content hash, and row ids are
@@ -12,33 +14,27 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data_builders.cache import cache_dir
 from data_builders.candidates.base import Candidate
 from data_builders.candidates.generate import SamplingSettings
 from data_builders.candidates.mutants import make_mutants, make_sample_mutants, make_text_mutants
 from data_builders.candidates.samples import mark_reference_copies, read_samples
-from data_builders.dataset.cards import card_extras
 from data_builders.dataset.config import BuildConfig
-from data_builders.dataset.convention import INPUT_CONVENTION, code_without_prompt, task_text
-from data_builders.dataset.decontaminate import drop_duplicates
+from data_builders.dataset.convention import INPUT_CONVENTION
+from data_builders.dataset.datasets import card_extras, dataset_named, load_problems
+from data_builders.dataset.datasets import problem_source as problem_source  # re-exported
 from data_builders.dataset.finalize import finalize
 from data_builders.dataset.label_only import refuse_label_only
-from data_builders.dataset.labels import label, label_limits
 from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
-from data_builders.dataset.tasks import TaskSpec, check_references, make_spec
+from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
-from data_builders.execution import ExecutionLimits
 from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
-from data_builders.extension.extend import ExtensionTask, extend_tasks
-from data_builders.extension.suite import SuiteCache
 from data_builders.jsonl import atomic_writer
 from data_builders.problems.base import Problem
 
@@ -76,12 +72,7 @@ class BuildRequest:
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""
-        language = {}  # Python builds: no such keys (their manifests stay as they were)
-        if self.language:
-            from data_builders.execution.foreign_limits import ForeignLimits
-
-            limits = ForeignLimits.from_yaml().as_settings()
-            language = {"language": self.language, "language_limits": limits}
+        own = dataset_named(self.dataset).manifest(self)  # Python builds: no such keys
         # recorded only when set, so builds made before these options keep their manifests
         mutant_options = {}
         if self.mutants_of != "reference":
@@ -89,7 +80,7 @@ class BuildRequest:
         if self.mutant_splits is not None:
             mutant_options["mutant_splits"] = list(self.mutant_splits)
         return {
-            **language,
+            **own,
             **mutant_options,
             "dataset": self.dataset,
             "source": self.source,
@@ -113,7 +104,7 @@ class BuildRequest:
         settings = SamplingSettings.from_config(
             self.config.generation,
             self.config.seed,
-            whole_program=self.dataset == "apps",
+            whole_program=dataset_named(self.dataset).whole_program(),
             n=self.n,
             temperature=self.temperature,
             top_p=self.top_p,
@@ -168,37 +159,6 @@ def _file_digest(path: Path) -> str:
         raise UserError(f"--samples {path}: no such file")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     return f"{path.name}:{digest}"
-
-
-def problem_source(dataset: str) -> Any:
-    """The problem source module of a dataset ``build`` makes: each has a
-    ``load_problems(source, language)`` of the same shape (:mod:`data_builders.problems`)."""
-    if dataset == "humaneval":
-        from data_builders.problems import humaneval as module
-    elif dataset == "mbpp":
-        from data_builders.problems import mbpp as module
-    elif dataset == "apps":
-        from data_builders.problems import apps as module
-    elif dataset == "humaneval-x":
-        from data_builders.problems import humaneval_x as module
-    else:
-        raise UserError(f"unknown dataset {dataset!r}; choose humaneval, mbpp, apps or humaneval-x")
-    return module
-
-
-def load_problems(dataset: str, source: str | None, language: str | None = None) -> list[Problem]:
-    """All problems of ``dataset`` in their canonical order (``language``: HE-Eval-X's), from
-    ``source`` (a file or folder; None: the source's default), each checked: no duplicate
-    task_id, a reference solution."""
-    problems = problem_source(dataset).load_problems(source, language)
-    seen: set[str] = set()
-    for problem in problems:
-        if problem.task_id in seen:
-            raise UserError(f"duplicate task_id {problem.task_id!r} in the problem source")
-        seen.add(problem.task_id)
-        if not (problem.reference or "").strip():
-            raise UserError(f"{problem.task_id}: task has no reference solution; fix the source")
-    return list(problems)
 
 
 def _candidates(
@@ -280,33 +240,6 @@ def _generated(
         yield from generate_candidates(todo, request.generate, settings)
 
 
-def _task_record(spec: TaskSpec, suite: Any) -> dict[str, Any]:
-    return {
-        "task_id": spec.task_id,
-        "_index": spec.index,
-        "nl": task_text(spec.problem),
-        "reference": code_without_prompt(spec.references[0], spec.problem)
-        if spec.references
-        else "",
-        "n_original": len(spec.original_tests),
-        "n_tests": len(spec.original_tests) + len(suite.cases),
-        "n_generated": suite.n_generated,
-        "reference_passes": spec.reference_passes,
-    }
-
-
-def _dropped_record(
-    spec: TaskSpec, split_of: dict[str, str], matches: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """The store's record of a task the decontamination step dropped (finalize skips it)."""
-    return {
-        "task_id": spec.task_id,
-        "_index": spec.index,
-        "split": split_of[spec.task_id],
-        "dropped": matches,
-    }
-
-
 def build_state(request: BuildRequest) -> tuple[str, str]:
     """Whether ``request.out`` holds this build: ``complete``, ``resumable`` (unfinished, same
     settings), ``absent`` or ``differs`` (built with other settings; names what differs)."""
@@ -360,9 +293,15 @@ def build_meta(request: BuildRequest) -> dict[str, Any]:
 
 
 def run_build(request: BuildRequest) -> dict[str, Any]:
-    """Build (or resume) the dataset or shard described by ``request``; returns a summary."""
+    """Build (or resume) the dataset or shard described by ``request``; returns a summary.
+
+    The one build path of every dataset: what differs by dataset (its tasks' tests and
+    limits, how a candidate is labelled, extra provenance) comes from its
+    :class:`~data_builders.dataset.hooks.Dataset` (:func:`dataset_named`)."""
     started = time.monotonic()
-    problems = load_problems(request.dataset, request.source)
+    dataset = dataset_named(request.dataset)
+    dataset.check_request(request)
+    problems = load_problems(request.dataset, request.source, request.language)
     refuse_label_only(problems, request.config.split_ratios)  # e.g. MultiPL-E: never trained on
     by_id = {p.task_id: p for p in problems}  # all tasks: the known sample ids
     if request.max_problems is not None:
@@ -370,51 +309,24 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     if request.samples and not request.samples.is_file():
         raise UserError(f"--samples {request.samples}: no such file")
     cfg = request.config
-    specs = [
-        make_spec(i, p, cfg.extension.max_references)
-        for i, p in enumerate(problems)
-        if i % request.num_shards == request.shard_index
-    ]
+    mine = [(i, p) for i, p in enumerate(problems) if i % request.num_shards == request.shard_index]
     split_of = assign_splits(
         [p.task_id for p in problems], cfg.split_ratios, cfg.seed, cfg.held_out_from
     )
     backend = request.executor or ExecutorSettings()
+    # one Ray session (with --executor ray) for every executor of the build
     with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
-        # Two executors: reference runs must not get labelling's cap after a timeout.
-        limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
-        with open_executor(backend, request.workers, limits) as executor:
-            check_references(specs, executor, cfg.limits.reference_limit)
-            _report_references(specs)
-            dropped = drop_duplicates(
-                request.dataset,
-                [(spec.problem, spec.references[0]) for spec in specs],
-                split_of,
-                cfg.decontamination,
-                executor,
-                store.tasks,
-            )
-            for spec in specs:  # dropped tasks are neither extended nor labelled
-                if spec.task_id in dropped:
-                    store.add_task(_dropped_record(spec, split_of, dropped[spec.task_id]))
-            specs = [spec for spec in specs if spec.task_id not in dropped]
-            suites = extend_tasks(
-                [_extension_task(spec) for spec in specs],
-                executor,
-                cfg.extension,
-                cfg.seed,
-                SuiteCache(request.cache_dir or cache_dir("extension")),
-            )
-        for spec in specs:
-            store.add_task(_task_record(spec, suites[spec.task_id]))
-        by_task = {spec.task_id: spec for spec in specs}
-        with open_executor(backend, request.workers, label_limits(cfg.limits)) as executor:
+        labelling = dataset.prepare(request, mine, split_of, store, backend)
+        with open_executor(
+            backend, request.workers, labelling.limits, labelling.language
+        ) as executor:
 
-            def label_chunk(pending: list[Candidate]) -> Iterator[dict[str, Any]]:
-                return label(pending, by_task, suites, executor, cfg.limits)
+            def label_chunk(pending: list[Candidate]) -> Iterable[dict[str, Any]]:
+                return labelling.label(pending, executor)
 
-            label_candidates(request, specs, by_id, store, label_chunk, split_of)
+            label_candidates(request, labelling.specs, by_id, store, label_chunk, split_of)
         rows, tasks = list(store.rows.values()), list(store.tasks.values())
-    return finish(request, rows, tasks, started)
+    return finish(request, rows, tasks, started, dataset.meta(request))
 
 
 def finish(
@@ -426,7 +338,7 @@ def finish(
 ) -> dict[str, Any]:
     """The end of every build: the published files (whole builds; shards wait for ``merge``)
     and ``build_info.json``, which marks the folder complete for ``--check``. ``meta``: extra
-    provenance for stats.json (HE-Eval-X: translation and calibration figures)."""
+    provenance for stats.json (the dataset's :meth:`~data_builders.dataset.hooks.Dataset.meta`)."""
     summary: dict[str, Any] = {"rows": len(rows), "tasks": len(tasks)}
     full_meta = {**build_meta(request), **(meta or {})}
     if request.num_shards == 1:
@@ -445,18 +357,6 @@ def finish(
     return summary
 
 
-def _extension_task(spec: TaskSpec) -> ExtensionTask:
-    return ExtensionTask(
-        task_id=spec.task_id,
-        kind=spec.kind,
-        references=spec.references,
-        entry_point=spec.problem.entry_point,
-        seeds=spec.seeds,
-        n_original=len(spec.original_tests),
-        setup=spec.setup,
-    )
-
-
 def label_candidates(
     request: BuildRequest,
     specs: Sequence[TaskSpec],
@@ -466,8 +366,8 @@ def label_candidates(
     split_of: dict[str, str] | None = None,
 ) -> None:
     """Label every candidate not yet in the store, ``request.chunk_size`` at a time (rows of
-    a chunk from ``label_chunk``: Python's :func:`label`, or HE-Eval-X's); each chunk's rows
-    are appended and fsynced before the next chunk starts."""
+    a chunk from ``label_chunk``: the dataset's :class:`~data_builders.dataset.hooks.Labelling`);
+    each chunk's rows are appended and fsynced before the next chunk starts."""
     done = set(store.rows)
     pending: list[Candidate] = []
 
@@ -484,14 +384,3 @@ def label_candidates(
             flush()
     if pending:
         flush()
-
-
-def _report_references(specs: Sequence[TaskSpec]) -> None:
-    failing = [spec.task_id for spec in specs if not spec.reference_passes]
-    if failing:
-        shown = ", ".join(failing[:5]) + (" ..." if len(failing) > 5 else "")
-        print(
-            f"warning: {len(failing)} reference solution(s) fail their own original tests "
-            f"({shown}); their tasks are kept, flagged in stats.json",
-            file=sys.stderr,
-        )

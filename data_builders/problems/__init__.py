@@ -6,7 +6,7 @@ loader of the same shape, ``load_problems(source=None, language=None) -> list[Pr
 its problems in their canonical order, from ``source`` (a local file or folder; None: the
 source's default, a shipped package or the hub); ``language`` selects a multilingual source's
 language and must be None for a Python one. ``build`` picks the source by dataset name
-(:func:`data_builders.dataset.pipeline.load_problems`).
+(:func:`data_builders.dataset.datasets.load_problems`).
 """
 
 from data_builders.problems.base import Problem
