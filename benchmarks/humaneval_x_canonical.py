@@ -12,8 +12,8 @@ docs/languages.md and the README come from this script.
 Each language's line ``per-assertion CPU s`` gives the passing assertions' CPU times (the
 sandboxed process tree, counted in clock ticks as the limits are): median, p99, p99.9 and
 the max with its task, over every repeat; ``--floor-multiple K`` adds the floor K x that max
-would give. This is the check behind a language's ``calibrated_floors`` entry in
-``configs/build/languages.yaml``: run it with ``--repeat`` on a loaded machine.
+would give. This is the check behind a language's own ``calibrated_floor`` (its section of
+``configs/build/limits.yaml``): run it with ``--repeat`` on a loaded machine.
 
 ``--smoke``: JavaScript only, one task made here (needs ``node``).
 """

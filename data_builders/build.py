@@ -117,7 +117,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--limits",
         type=Path,
-        help="candidates' per-test time limits (default configs/build/limits.yaml, as label)",
+        help="the limits file: candidates' per-test time limits, every language's (default "
+        "configs/build/limits.yaml, as label)",
     )
     parser.add_argument(
         "--cache-dir", type=Path, help="extended-test cache (default ~/.cache/unice/extension)"
@@ -236,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
         samples_per_task=args.samples_per_task,
         executor=backend,
         language=args.language,
+        limits_file=args.limits,
     )
     if args.check:
         from data_builders.dataset.pipeline import build_state

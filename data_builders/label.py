@@ -14,11 +14,12 @@ JavaScript, Go and Rust (one test per assertion). The executor comes from
 a Ray cluster (``--executor ray``), with the same rows either way.
 
 Time limits: by default each test's CPU limit is calibrated from the problem's reference
-solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``), and once
+solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``, the one
+limits file of every language), and once
 a sample has timed out its remaining tests run under the config's ``after_timeout``; every
 test still runs, so ``pass_ratio`` is the share of tests passed under those limits.
 HumanEval-X's assertions are calibrated from the canonical solution likewise; MultiPL-E has
-no reference, so its assertions get ``configs/build/languages.yaml``'s ``timeout``.
+no reference, so its assertions get the ``compiled`` section's ``timeout``.
 ``--timeout S`` gives every test S seconds instead (no calibration, no cap after a timeout).
 """
 
@@ -75,8 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--limits",
         type=Path,
         default=None,
-        help="limits config for the calibration (default: configs/build/limits.yaml; for"
-        " humaneval-x and multipl-e: configs/build/languages.yaml)",
+        help="the limits file (default: configs/build/limits.yaml; its python section is the"
+        " calibration policy, its compiled section the other languages' limits)",
     )
     parser.add_argument(
         "--reference-cache",

@@ -15,7 +15,7 @@ anything runs.
 Time limits: HumanEval-X assertions get limits calibrated from the task's canonical solution
 (:func:`calibrate`, as ``build humaneval-x`` and the Python ``label`` do), so a program that
 loops costs about what the canonical allows, not a flat 3 s; MultiPL-E has no reference
-solution, so its assertions get ``languages.yaml``'s flat ``timeout``; ``--timeout`` gives every
+solution, so its assertions get ``limits.yaml``'s flat compiled ``timeout``; ``--timeout`` gives every
 assertion that many seconds.
 """
 
@@ -195,7 +195,8 @@ def _warn_unsplit(found: ForeignSamples) -> None:
 
 
 def limits(args: argparse.Namespace) -> Any:
-    """``languages.yaml`` (or ``--limits``) with ``--timeout`` on top."""
+    """The compiled languages' limits of ``limits.yaml`` (or ``--limits``) with ``--timeout``
+    on top."""
     from data_builders.execution.foreign_limits import ForeignLimits
 
     try:
@@ -208,20 +209,15 @@ def limits(args: argparse.Namespace) -> Any:
 
 def assertion_policy(foreign: Any, languages: Iterable[str]) -> Any:
     """The per-assertion calibration policy, as ``build humaneval-x`` uses it:
-    ``limits.yaml``'s factor, its floor raised to ``languages.yaml``'s floor for the
-    language (``calibrated_floors``, else ``calibrated_floor``), its cap ``languages.yaml``'s
+    ``limits.yaml``'s python factor, its floor raised to the language's calibrated floor
+    (its own section's, else ``compiled``'s), its cap ``compiled``'s
     ``timeout`` (which an assertion the canonical fails keeps). One policy serves the run:
     where its ``languages`` have different floors, the highest."""
-    from data_builders.dataset.humaneval_x import assertion_policy
     from data_builders.execution.calibrate import DEFAULT_CONFIG, LimitConfigError, load_policy
+    from data_builders.execution.limits import assertion_policy
 
     try:
-        policy = load_policy(DEFAULT_CONFIG)
-        return max(
-            # (no language: calibrated_floor, which floor_for gives a name it does not know)
-            (assertion_policy(policy, foreign, name) for name in sorted(languages) or [""]),
-            key=lambda each: each.floor,
-        )
+        return assertion_policy(load_policy(DEFAULT_CONFIG), foreign, *sorted(languages))
     except LimitConfigError as exc:
         raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
 

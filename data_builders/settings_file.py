@@ -1,7 +1,7 @@
 """Reading a builder settings file (YAML) with one-line errors that name the file.
 
 Why one module: the executor settings (``configs/build/executor.yaml``), the dataset configs
-(``configs/build/<dataset>.yaml``), the limits (``limits.yaml``, ``languages.yaml``) and the local
+(``configs/build/<dataset>.yaml``), the limits (``limits.yaml``) and the local
 engine's settings (``configs/generate/local.yaml``) are read the same way, and a user who
 mistypes a key or breaks the YAML should get the same kind of message from all of them. Callers
 that add their own fix to the message pass their error class (``error``).

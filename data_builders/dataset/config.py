@@ -3,9 +3,9 @@
 The YAML files hold the values (seeds, split ratios, extension targets, sampling); this
 module only gives them types and validates them, so a typo in a key is an error, not a
 silently ignored setting. Candidates' time limits are *not* a dataset setting: ``build`` and
-``label`` share one policy, ``configs/build/limits.yaml`` (per-test limits from the
-reference's time on each test, :mod:`data_builders.execution.calibrate`), loaded here into
-``BuildConfig.limits`` so the build's fingerprint covers it.
+``label`` share one policy, the ``python`` section of ``configs/build/limits.yaml`` (per-test
+limits from the reference's time on each test, :mod:`data_builders.execution.calibrate`),
+loaded here into ``BuildConfig.limits`` so the build's fingerprint covers it.
 """
 
 from __future__ import annotations

@@ -11,16 +11,16 @@ executor of another language:
    expected values are the Python reference's, so the task's canonical solution in L is run
    on all of them, and only the translated assertions it passes are kept: a C++ ``float``
    result or a Rust ``u32`` that underflows is the language's answer, not a wrong test. It
-   then runs again on the test candidates will get (``canonical_runs``, ``languages.yaml``: 2
+   then runs again on the test candidates will get (``canonical_runs``, ``limits.yaml``: 2
    runs in all), and an assertion it fails there is dropped too: a canonical with undefined
    behaviour (HumanEval-X's CPP/160 reads past its vectors on some inputs) can pass an
    assertion in one test and crash on it in a smaller one. The card says how many were
    dropped and why (untranslatable, canonical fails).
 2. **limits**: the last canonical run gives each kept assertion's CPU time; a candidate gets
-   ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``,
-   the policy of Python's ``build`` and ``label``), with ``floor`` and ``cap`` raised to the
-   language's calibrated floor and the ``timeout`` of ``configs/build/languages.yaml`` (see
-   :func:`assertion_policy`).
+   ``clamp(factor x that time, floor, cap)`` per assertion (``configs/build/limits.yaml``:
+   ``python``'s policy, that of Python's ``build`` and ``label``), with ``floor`` and ``cap``
+   raised to the language's calibrated floor and the ``compiled`` section's ``timeout`` (see
+   :func:`~data_builders.execution.limits.assertion_policy`).
 3. **labels**: every candidate compiled once and run once on all its assertions in the
    sandbox (:mod:`data_builders.execution.foreign`), one status per assertion.
 
@@ -48,7 +48,7 @@ from data_builders.dataset.humaneval_x_card import translation_summary as transl
 from data_builders.dataset.labels import make_row
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
-from data_builders.execution.calibrate import LimitPolicy
+from data_builders.execution.limits import ForeignLimits, LimitPolicy, assertion_policy
 from data_builders.execution.types import ProgramResult
 from data_builders.problems.base import Problem, task_number
 from data_builders.problems.humaneval_x import LANGUAGE_NAMES
@@ -162,16 +162,6 @@ def _n_cases(language: str, test: str) -> int:
         return 0
 
 
-def assertion_policy(policy: LimitPolicy, foreign: Any, language: str) -> LimitPolicy:
-    """The per-assertion limit policy of ``language``: ``limits.yaml``'s factor, with its floor
-    raised to ``languages.yaml``'s floor for the language (``calibrated_floors``, else
-    ``calibrated_floor``) and its cap set to ``languages.yaml``'s ``timeout`` (the limit every
-    assertion gets under ``label``)."""
-    return dataclasses.replace(
-        policy, floor=max(policy.floor, foreign.floor_for(language)), cap=foreign.timeout
-    )
-
-
 @dataclasses.dataclass
 class _Prepared:
     problem: Problem
@@ -206,16 +196,18 @@ def prepare_tasks(
     policy: LimitPolicy,
     workers: int | None,
     backend: Any = None,
+    foreign: ForeignLimits | None = None,
 ) -> list[dict[str, Any]]:
     """Task records (``(index, problem)`` pairs in dataset order): the final test, per-assertion
     limits and the translation figures, from one canonical run of each task on its own plus
-    all translated assertions (on ``backend``'s executor, local by default)."""
+    all translated assertions (on ``backend``'s executor, local by default), under
+    ``foreign`` (default: the limits file's ``compiled`` section)."""
     from data_builders.execution.backend import ExecutorSettings, open_executor
     from data_builders.execution.foreign import ForeignProgram
-    from data_builders.execution.foreign_limits import ForeignLimits
+    from data_builders.execution.limits import load_limits
     from data_builders.languages.suites import with_extended
 
-    foreign = ForeignLimits.from_yaml()
+    foreign = foreign or load_limits().compiled
     prepared = [
         _prepare(
             p, suites.get(task_number(p.task_id), []), entries.get(task_number(p.task_id)), language
@@ -424,9 +416,7 @@ class HumanEvalX:
         return False
 
     def manifest(self, request: Any) -> dict[str, Any]:
-        from data_builders.execution.foreign_limits import ForeignLimits
-
-        limits = ForeignLimits.from_yaml().as_settings()
+        limits = _compiled(request).as_settings()
         return {"language": request.language, "language_limits": limits}
 
     def prepare(
@@ -439,9 +429,7 @@ class HumanEvalX:
     ) -> Labelling:
         """Tasks not yet in ``store`` prepared (:func:`prepare_tasks`: HE-Eval's suites
         translated, canonical runs); a resumed build reads the others' tests and limits."""
-        from data_builders.execution.foreign_limits import ForeignLimits
-
-        language, cfg = request.language, request.config
+        language, cfg, foreign = request.language, request.config, _compiled(request)
         todo = [(i, p) for i, p in mine if p.task_id not in store.tasks]
         if todo:
             suites, entries = python_suites(
@@ -452,7 +440,7 @@ class HumanEvalX:
                 request.executor,
             )
             for record in prepare_tasks(
-                todo, language, suites, entries, cfg.limits, request.workers, backend
+                todo, language, suites, entries, cfg.limits, request.workers, backend, foreign
             ):
                 store.add_task(record)
             store.sync()
@@ -463,12 +451,10 @@ class HumanEvalX:
         def label(pending: Sequence[Candidate], executor: Any) -> Iterator[dict[str, Any]]:
             return label_chunk(pending, records, specs, executor, language)
 
-        return Labelling(list(specs.values()), language, ForeignLimits.from_yaml(), label)
+        return Labelling(list(specs.values()), language, foreign, label)
 
     def meta(self, request: Any) -> dict[str, Any]:
-        from data_builders.execution.foreign_limits import ForeignLimits
-
-        foreign = ForeignLimits.from_yaml()
+        foreign = _compiled(request)
         policy = assertion_policy(request.config.limits, foreign, request.language)
         return {
             "language_limits": foreign.as_settings(),
@@ -489,6 +475,14 @@ class HumanEvalX:
             stats={"translation": translation_summary},
             sections=(card_lines,),
         )
+
+
+def _compiled(request: Any) -> ForeignLimits:
+    """The compiled languages' limits of the build's limits file (``--limits``; default
+    ``configs/build/limits.yaml``), whose ``python`` section is ``request.config.limits``."""
+    from data_builders.execution.limits import load_limits
+
+    return load_limits(request.limits_file).compiled
 
 
 def _report_references(records: Sequence[Mapping[str, Any]]) -> None:

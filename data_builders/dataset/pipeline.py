@@ -69,6 +69,9 @@ class BuildRequest:
     # where programs run (local pool or Ray); not in the manifest: a build resumes on either
     executor: ExecutorSettings | None = None
     language: str | None = None  # humaneval-x: cpp, java, js, go or rust
+    # --limits: the limits file (None: configs/build/limits.yaml); its python section is
+    # config.limits, its other sections are the compiled languages' (in their manifests)
+    limits_file: Path | None = None
 
     def manifest(self) -> dict[str, Any]:
         """What a resumed build must share with the interrupted one."""

@@ -4,7 +4,8 @@ Why: one fixed limit (3 s per test) makes every test that a generated program ha
 3 s of CPU, and labelling time on real generations is dominated by those few programs. The
 reference solution says how long each test should take: ``clamp(factor * reference time,
 floor, cap)`` (as EvalPlus does) gives a correct program ample headroom and makes a hang
-cheap. Values live in ``configs/build/limits.yaml``; the reference is timed
+cheap. Values live in ``configs/build/limits.yaml``'s ``python`` section (read by
+:mod:`data_builders.execution.limits`, with every language's limits); the reference is timed
 ``reference_runs`` times (slowest run counts) once per problem and machine, and the times are
 cached on disk so repeated runs use the same limits (reproducible labels) without re-timing.
 """
@@ -17,64 +18,21 @@ import json
 import os
 import platform
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.execution.limits import DEFAULT_CONFIG as DEFAULT_CONFIG
+from data_builders.execution.limits import LimitConfigError as LimitConfigError
+from data_builders.execution.limits import LimitPolicy, load_limits
+from data_builders.execution.limits import scaled_limit as scaled_limit
 from data_builders.execution.types import Program
-
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
-
-
-def scaled_limit(reference_seconds: float, factor: float, floor: float, cap: float) -> float:
-    """``clamp(factor * reference_seconds, floor, cap)``, to the millisecond: the one formula
-    behind ``label``'s per-test limits and the dataset builders' per-problem ones."""
-    return round(max(floor, min(cap, factor * reference_seconds)), 3)
-
-
-class LimitConfigError(ValueError):
-    """The limits config is missing, malformed or holds an unknown or bad value."""
-
-
-@dataclass(frozen=True)
-class LimitPolicy:
-    """How per-test limits follow from reference times (see ``configs/build/limits.yaml``)."""
-
-    factor: float = 20.0
-    floor: float = 0.1
-    cap: float = 3.0
-    load: float = 3.0
-    after_timeout: float = 0.01
-    reference_runs: int = 1
-    reference_limit: float = 3.0
-
-    def __post_init__(self) -> None:
-        for name in ("factor", "floor", "cap", "load", "after_timeout", "reference_limit"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise LimitConfigError(f"limits: {name} must be a positive number, got {value!r}")
-        if self.floor > self.cap:
-            raise LimitConfigError(f"limits: floor ({self.floor}) is above cap ({self.cap})")
-        if type(self.reference_runs) is not int or self.reference_runs < 1:
-            raise LimitConfigError("limits: reference_runs must be a whole number >= 1")
-
-    def limit(self, reference_seconds: float | None) -> float:
-        """One test's limit; ``None`` (the reference did not pass it) gets the cap."""
-        if reference_seconds is None:
-            return self.cap
-        return scaled_limit(reference_seconds, self.factor, self.floor, self.cap)
 
 
 def load_policy(path: Path = DEFAULT_CONFIG) -> LimitPolicy:
-    """Read a limits YAML file; :class:`LimitConfigError` names the file and the fix."""
-    from data_builders.settings_file import check_known, read_mapping
-
-    data = read_mapping(Path(path), "no such limits config", "limit settings", LimitConfigError)
-    check_known(path, data, (f.name for f in dataclasses.fields(LimitPolicy)), LimitConfigError)
-    try:
-        return LimitPolicy(**data)
-    except LimitConfigError as exc:
-        raise LimitConfigError(f"{path}: {exc}") from None
+    """Python's per-test policy: the ``python`` section of the limits file ``path``
+    (:func:`~data_builders.execution.limits.load_limits`; :class:`LimitConfigError` names the
+    file and the fix)."""
+    return load_limits(path).python
 
 
 def _machine() -> str:

@@ -89,7 +89,7 @@ class ForeignExecutor(Compiling, Running):
 
     Args:
         workers: programs run at once (threads; each program is its own processes).
-        limits: resource limits (default: ``configs/build/languages.yaml``).
+        limits: resource limits (default: ``configs/build/limits.yaml``'s ``compiled``).
         isolation: ``"auto"`` (bubblewrap + seccomp when available, else rlimits with a
             warning), ``"bwrap+seccomp"`` (fail if unavailable) or ``"rlimits"``.
         cache_dir: where builds are kept, by hash (default: a temporary folder removed on

@@ -116,10 +116,28 @@ def test_the_retired_timeouts_section_is_an_error_naming_limits_yaml(tmp_path: P
 def test_build_reads_limits_yaml_or_the_given_file(tmp_path: Path) -> None:
     assert load_config("apps").limits == load_policy(DEFAULT_CONFIG)
     other = tmp_path / "limits.yaml"
-    other.write_text("factor: 10.0\nfloor: 0.5\ncap: 4.0\n")
+    other.write_text("python:\n  factor: 10.0\n  floor: 0.5\n  cap: 4.0\ncompiled: {}\n")
     config = load_config("apps", limits=other)
     assert (config.limits.factor, config.limits.floor, config.limits.cap) == (10.0, 0.5, 4.0)
     assert config.fingerprint() != load_config("apps").fingerprint()
-    other.write_text("factor: -1\n")
+    other.write_text("python:\n  factor: -1\ncompiled: {}\n")
     with pytest.raises(UserError, match="--limits"):
         load_config("apps", limits=other)
+
+
+def test_build_humaneval_x_reads_every_section_of_the_given_limits_file(tmp_path: Path) -> None:
+    """``build humaneval-x --limits FILE``: python's factor and the compiled sections of FILE
+    (in the manifest and the provenance), not the shipped file's."""
+    from data_builders.dataset.datasets import dataset_named
+    from data_builders.dataset.pipeline import BuildRequest
+
+    other = tmp_path / "limits.yaml"
+    other.write_text(
+        "python:\n  factor: 10.0\ncompiled:\n  timeout: 2.0\njs:\n  calibrated_floor: 0.3\n"
+    )
+    config = load_config("humaneval-x", limits=other)
+    request = BuildRequest("humaneval-x", tmp_path, config, language="js", limits_file=other)
+    limits = request.manifest()["language_limits"]
+    assert (limits["timeout"], limits["calibrated_floors"]) == (2.0, {"js": 0.3})
+    policy = dataset_named("humaneval-x").meta(request)["assertion_limits"]
+    assert (policy["factor"], policy["floor"], policy["cap"]) == (10.0, 0.3, 2.0)

@@ -31,16 +31,16 @@ def test_the_shipped_config_is_the_documented_default() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("factr: 2\n", "unknown key(s) ['factr']"),
-        ("floor: -1\n", "floor must be a positive number"),
-        ("floor: 5\ncap: 3\n", "floor (5) is above cap (3)"),
-        ("reference_runs: 0\n", "reference_runs must be a whole number"),
+        ("python:\n  factr: 2\n", "unknown key(s) ['factr']"),
+        ("python:\n  floor: -1\n", "floor must be a positive number"),
+        ("python:\n  floor: 5\n  cap: 3\n", "floor (5) is above cap (3)"),
+        ("python:\n  reference_runs: 0\n", "reference_runs must be a whole number"),
         ("[1, 2]\n", "expected a mapping"),
     ],
 )
 def test_bad_configs_name_the_file_and_the_problem(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "limits.yaml"
-    path.write_text(text)
+    path.write_text(text + "compiled: {}\n" if text.startswith("python") else text)
     with pytest.raises(LimitConfigError, match="limits.yaml") as caught:
         load_policy(path)
     assert message in str(caught.value)
@@ -49,17 +49,17 @@ def test_bad_configs_name_the_file_and_the_problem(tmp_path: Path, text: str, me
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("timout: 2\n", "unknown key(s) ['timout']"),
-        ("timeout: [1\n", "not valid YAML"),
+        ("python: {}\ncompiled:\n  timout: 2\n", "compiled: unknown key(s) ['timout']"),
+        ("python: {}\ncompiled:\n  timeout: [1\n", "not valid YAML"),
         ("- 1\n", "expected a mapping of limit settings"),
     ],
 )
 def test_bad_language_limits_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
     from data_builders.execution.foreign_limits import ForeignLimits
 
-    path = tmp_path / "languages.yaml"
+    path = tmp_path / "limits.yaml"
     path.write_text(text)
-    with pytest.raises(LimitConfigError, match="languages.yaml") as caught:
+    with pytest.raises(LimitConfigError, match="limits.yaml") as caught:
         ForeignLimits.from_yaml(path)
     assert message in str(caught.value) and "\n" not in str(caught.value)
     with pytest.raises(LimitConfigError, match="no such limits config"):
@@ -111,7 +111,7 @@ def test_a_bad_limits_file_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "limits.yaml"
-    bad.write_text("floor: 0\n")
+    bad.write_text("python:\n  floor: 0\ncompiled: {}\n")
     problems = tmp_path / "p.jsonl"
     problems.write_text(json.dumps(SPIN_TASK) + "\n")
     samples = tmp_path / "s.jsonl"

@@ -181,7 +181,7 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     assert row["status_counts"]["timeout"] == 1 and row["pass_ratio"] == pytest.approx(2 / 3)
     # the canonical ran first with no limits of its own, then the sample under the calibrated
     # ones: addOne takes microseconds, so every assertion is far below the flat 3 s, at
-    # JavaScript's floor (languages.yaml's calibrated_floors)
+    # JavaScript's floor (its own section of limits.yaml)
     from data_builders.execution.foreign_limits import ForeignLimits
 
     floor = ForeignLimits.from_yaml().floor_for("js")

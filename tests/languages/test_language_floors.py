@@ -1,13 +1,11 @@
-"""A language's own calibrated floor (``calibrated_floors`` in ``configs/build/languages.yaml``)."""
+"""A language's own calibrated floor (its section's ``calibrated_floor`` in
+``configs/build/limits.yaml``, ``ForeignLimits.calibrated_floors``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from data_builders.dataset.humaneval_x import assertion_policy
-from data_builders.execution.calibrate import LimitPolicy
-from data_builders.execution.foreign_limits import ForeignLimits
-from data_builders.label_languages import assertion_policy as label_policy
+from data_builders.execution.limits import ForeignLimits, LimitPolicy, assertion_policy
 
 
 def test_a_language_named_gets_its_floor_the_others_calibrated_floor() -> None:
@@ -26,9 +24,11 @@ def test_a_language_named_gets_its_floor_the_others_calibrated_floor() -> None:
 
 def test_labels_one_policy_per_run_the_highest_floor_of_its_languages() -> None:
     limits = ForeignLimits(timeout=3.0, calibrated_floor=0.5, calibrated_floors={"js": 0.2})
-    assert label_policy(limits, {"js"}).floor == 0.2
-    assert label_policy(limits, {"js", "cpp"}).floor == 0.5
-    assert label_policy(limits, set()).floor == 0.5
+    policy = LimitPolicy()
+    assert assertion_policy(policy, limits, "js").floor == 0.2
+    assert assertion_policy(policy, limits, "js", "cpp").floor == 0.5
+    assert assertion_policy(policy, limits).floor == 0.5
+    assert assertion_policy(policy, limits, "js").cap == 3.0
 
 
 def test_settings_name_the_floors_only_when_set() -> None:
