@@ -25,9 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from data_builders.execution.compare import call_matches, stdout_matches
+from data_builders.execution.isolation import (
+    ExecutorUnavailableError,
+    plan_isolation,
+    warn_once,
+)
 from data_builders.execution.lanes import Feed, Lanes
 from data_builders.execution.process import WorkerError, WorkerProcess
-from data_builders.execution.sandbox import ISOLATION_LEVELS, bwrap_problem, seccomp_problem
 from data_builders.execution.types import (
     STATUSES,
     AssertionTest,
@@ -77,35 +81,6 @@ result after it; once the window is full, the other workers stop. With 4 per wor
 workers labelled the HumanEval canonical solutions at 464 programs/s, with 64 at 531
 (``python benchmarks/executor_vs_humaneval.py --real 0 --window 4``, then without
 ``--window``). The cost is memory: that many programs and results held at once."""
-
-_WARNED: set[str] = set()
-_WARN_LOCK = threading.Lock()
-
-
-class ExecutorUnavailableError(RuntimeError):
-    """The requested isolation level cannot be provided on this machine."""
-
-
-def _warn_once(message: str) -> None:
-    with _WARN_LOCK:
-        if message in _WARNED:
-            return
-        _WARNED.add(message)
-    print(f"\n{'!' * 78}\nwarning: {message}\n{'!' * 78}", file=sys.stderr, flush=True)
-
-
-def _plan_isolation(isolation: str) -> tuple[bool, bool]:
-    """(use bwrap, use seccomp) for a requested level; raise if it cannot be met."""
-    if isolation != "auto" and isolation not in ISOLATION_LEVELS:
-        raise ValueError(f"isolation must be 'auto' or one of {ISOLATION_LEVELS}")
-    bwrap_issue, seccomp_issue = bwrap_problem(), seccomp_problem()
-    if isolation == "auto":
-        return bwrap_issue is None, seccomp_issue is None
-    want_bwrap, want_seccomp = "bwrap" in isolation, "seccomp" in isolation
-    for wanted, issue in ((want_bwrap, bwrap_issue), (want_seccomp, seccomp_issue)):
-        if wanted and issue:
-            raise ExecutorUnavailableError(f"isolation {isolation!r} unavailable: {issue}")
-    return want_bwrap, want_seccomp
 
 
 def installed(modules: tuple[str, ...]) -> tuple[str, ...]:
@@ -197,7 +172,8 @@ class Executor:
                 raise ValueError(f"{name} is a tuple of module names, not one string: ({value!r},)")
         self.limits = limits or ExecutionLimits()
         self.n_workers = max(1, workers or len(os.sched_getaffinity(0)))
-        use_bwrap, use_seccomp = _plan_isolation(isolation)
+        plan = plan_isolation(isolation)
+        use_bwrap, use_seccomp = plan.bwrap, plan.seccomp
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._workers: list[WorkerProcess] = []
         # an Executor that is never closed still stops its workers at interpreter exit
@@ -229,11 +205,10 @@ class Executor:
         router = self._workers[0] if self._heavy and self.n_workers > 1 else None
         self._lanes = Lanes(self._idle, _outcome, self.isolation, self._patience, router)
         if self.isolation != "bwrap+seccomp" and isolation == "auto":
-            missing = [bwrap_problem()] if not use_bwrap else []
-            missing += [seccomp_problem() or "seccomp filter refused"] if not seccomp_active else []
-            _warn_once(
+            refused = ["seccomp filter refused"] if use_seccomp and not seccomp_active else []
+            warn_once(
                 f"programs run with isolation {self.isolation!r} only "
-                f"({'; '.join(m for m in missing if m)}). Without bubblewrap a program can read "
+                f"({'; '.join([*plan.missing, *refused])}). Without bubblewrap a program can read "
                 "and write your files and use the network; without seccomp it can fork and "
                 "signal other processes. Install bubblewrap and pyseccomp for the full sandbox."
             )

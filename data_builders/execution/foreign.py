@@ -26,7 +26,8 @@ what that means against a hostile program.
 This file is the executor (a program in, its outcomes out; ``map``; the lifecycle). The
 compile side and the build cache: ``foreign_build.py``; running the cases and settling each
 process's reports: ``foreign_run.py``; watching one process: ``foreign_process.py``; the
-isolation level, seccomp filter and sandbox command: ``foreign_sandbox.py``; the limits:
+sandbox command: ``foreign_sandbox.py`` (the isolation level: ``isolation.py``; the run's
+seccomp filter: ``seccomp.py``); the limits:
 ``foreign_limits.py``; Java's warm compiler: ``compile_server.py``.
 """
 
@@ -49,8 +50,10 @@ from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_process import Command
 from data_builders.execution.foreign_run import Running
 from data_builders.execution.foreign_runner import Runner
-from data_builders.execution.foreign_sandbox import plan_isolation, run_filter_bpf, sandbox_command
+from data_builders.execution.foreign_sandbox import sandbox_command
+from data_builders.execution.isolation import COMPILED_LEVELS, plan_isolation, warn_once
 from data_builders.execution.languages import SplitError, get_language
+from data_builders.execution.seccomp import COMPILED_RUN, export_bpf
 from data_builders.execution.types import ProgramResult, TestOutcome
 
 MAP_WINDOW_PER_WORKER = 16
@@ -91,7 +94,8 @@ class ForeignExecutor(Compiling, Running):
         workers: programs run at once (threads; each program is its own processes).
         limits: resource limits (default: ``configs/build/limits.yaml``'s ``compiled``).
         isolation: ``"auto"`` (bubblewrap + seccomp when available, else rlimits with a
-            warning), ``"bwrap+seccomp"`` (fail if unavailable) or ``"rlimits"``.
+            warning), ``"bwrap+seccomp"`` (``ExecutorUnavailableError`` if unavailable) or
+            ``"rlimits"``.
         cache_dir: where builds are kept, by hash (default: a temporary folder removed on
             ``close``); a persistent folder lets later runs reuse builds.
         shared_cache_dir: the compiler caches a language may share between programs (Go's
@@ -126,11 +130,14 @@ class ForeignExecutor(Compiling, Running):
         self._locks_lock = threading.Lock()
         self._builds: dict[str, Build] = {}
         self._users: dict[str, int] = {}
-        self.isolation = plan_isolation(isolation)
+        plan = plan_isolation(isolation, COMPILED_LEVELS)
+        if plan.missing:
+            warn_once(f"foreign programs run with rlimits only: {'; '.join(plan.missing)}")
+        self.isolation = plan.level
         self._bpf_path: Path | None = None
-        if "seccomp" in self.isolation:
+        if plan.seccomp:
             self._bpf_path = self.cache_dir / "run-filter.bpf"
-            self._bpf_path.write_bytes(run_filter_bpf())
+            self._bpf_path.write_bytes(export_bpf(COMPILED_RUN))
         self.use_compile_servers = compile_servers
         self.use_runners = runners
         self._local = threading.local()  # each worker thread's runners, by language

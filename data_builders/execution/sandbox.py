@@ -1,4 +1,4 @@
-"""Isolation around the workers: bubblewrap namespaces and a seccomp filter per child.
+"""Isolation around the workers: bubblewrap namespaces, and installing a seccomp filter.
 
 Measured facts behind the choices (see docs/execution.md): wrapping each *worker* in
 bubblewrap costs nothing per program (a bwrap launch costs ~7 ms, so it must never wrap a
@@ -7,33 +7,20 @@ single test); loading a prebuilt seccomp filter in each forked child costs ~0.2 
 * bubblewrap: ``--unshare-all`` (no network, own PID/IPC/UTS namespaces), read-only view of
   ``/``, private tmpfs ``/tmp`` for scratch and ``/dev/shm``, read-only ``/dev``, no
   capabilities, uid 65534 (the worker wipes what a program leaves in /tmp and /dev/shm).
-* seccomp (pyseccomp), loaded in each program's child: no new processes (fork, vfork, clone
-  without CLONE_THREAD; clone3 -> ENOSYS so threads fall back to clone and still work), no
-  execve, no sockets, no signals to other processes, no ptrace, mount, unshare, setns, bpf,
-  io_uring, keyctl, setsid/setpgid (so a program cannot leave the process group we kill).
-  Built and compiled to BPF once per worker (:class:`PreparedFilter`).
+* seccomp: the filter is built by ``seccomp.py`` (the profile ``PYTHON_CHILD``: no new
+  processes, no execve, no sockets, no signals, no setsid/setpgid, ...), compiled to BPF once
+  per worker and installed in each program's child by :class:`PreparedFilter`.
+
+Which of the two an executor uses: ``isolation.py``. The Python worker imports this module:
+it must stay free of ``threading``, ``subprocess`` and ``dataclasses`` at import.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import errno
 import functools
 import os
 import platform
-from typing import Any
-
-ISOLATION_LEVELS = ("bwrap+seccomp", "bwrap", "seccomp", "rlimits")
-
-_CLONE_THREAD = 0x00010000
-_DENY_EPERM = (
-    "fork", "vfork", "execve", "execveat", "socket", "socketpair", "ptrace", "mount",
-    "umount2", "unshare", "setns", "bpf", "pivot_root", "chroot", "keyctl", "add_key",
-    "request_key", "perf_event_open", "process_vm_readv", "process_vm_writev",
-    "io_uring_setup", "userfaultfd", "kexec_load", "reboot", "setsid", "setpgid",
-    "pidfd_send_signal", "pidfd_getfd",
-)  # fmt: skip
 
 
 def _paths_hidden_by_private_tmp() -> list[str]:
@@ -104,37 +91,6 @@ def seccomp_problem() -> str | None:
     return None
 
 
-def build_filter() -> Any:
-    """The pyseccomp filter every program's child runs under.
-
-    Signals: the kill family (kill, tkill, tgkill, rt_*sigqueueinfo, pidfd_send_signal) is
-    denied outright, so a program cannot signal its worker, the host or anything else; CPU
-    limits still work because the kernel delivers SIGPROF/SIGXCPU itself.
-    """
-    import pyseccomp as sc
-
-    deny = sc.ERRNO(errno.EPERM)
-    flt = sc.SyscallFilter(defaction=sc.ALLOW)
-    # SECCOMP_FILTER_FLAG_SPEC_ALLOW: without it the kernel turns on Spectre mitigations
-    # (IBPB/STIBP, SSBD) for every filtered task; they defend against side channels, not
-    # against anything this sandbox is meant to contain, and they cost CPU. Older
-    # libseccomp versions lack the attribute: keep the mitigations there.
-    with contextlib.suppress(OSError, RuntimeError, ValueError):
-        flt.set_attr(sc.Attr.CTL_SSB, 1)
-    # A binary tree of syscall numbers instead of a linear list: the kernel checks every
-    # syscall number against the filter when it is attached, and a tree is quicker to check.
-    with contextlib.suppress(OSError, RuntimeError, ValueError, AttributeError):
-        flt.set_attr(sc.Attr.CTL_OPTIMIZE, 2)
-    for name in (*_DENY_EPERM, "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
-        try:
-            flt.add_rule(deny, name)
-        except (RuntimeError, ValueError, OSError):  # syscall unknown on this architecture
-            continue
-    flt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
-    flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    return flt
-
-
 _SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_GET_NO_NEW_PRIVS = 39
@@ -146,19 +102,6 @@ _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 4
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def export_bpf() -> bytes:
-    """The filter compiled to a raw BPF program (imports pyseccomp: call it in a helper
-    process — pyseccomp pulls in ``subprocess`` and ``threading``, whose at-fork hooks add
-    ~0.4 ms to every fork of the process that imported them)."""
-    flt = build_filter()
-    fd = os.memfd_create("unice-seccomp")
-    try:
-        flt.export_bpf(_Fileno(fd))
-        return os.pread(fd, os.lseek(fd, 0, os.SEEK_END), 0)
-    finally:
-        os.close(fd)
 
 
 class PreparedFilter:
@@ -209,11 +152,3 @@ class PreparedFilter:
             if result == 0:
                 return
         raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER) failed")
-
-
-class _Fileno:
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def fileno(self) -> int:
-        return self._fd

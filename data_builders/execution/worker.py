@@ -266,9 +266,10 @@ def _prepare_seccomp() -> PreparedFilter | None:
         code = 1
         try:
             os.close(read_fd)
-            from data_builders.execution.sandbox import PreparedFilter, export_bpf
+            from data_builders.execution.sandbox import PreparedFilter
+            from data_builders.execution.seccomp import PYTHON_CHILD, export_bpf
 
-            bpf = export_bpf()
+            bpf = export_bpf(PYTHON_CHILD)
             PreparedFilter(bpf).install()
             if _fork_refused():
                 os.write(write_fd, bpf)

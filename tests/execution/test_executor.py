@@ -84,7 +84,7 @@ def test_mixing_stdio_and_call_tests_is_refused(executor: Executor) -> None:
 
 
 def test_requesting_unavailable_isolation_fails_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
-    import data_builders.execution.executor as module
+    import data_builders.execution.sandbox as module
 
     monkeypatch.setattr(module, "bwrap_problem", lambda: "bwrap not found (install bubblewrap)")
     with pytest.raises(ExecutorUnavailableError, match="bubblewrap"):
@@ -98,10 +98,11 @@ def test_auto_isolation_uses_bubblewrap_when_it_works(executor: Executor) -> Non
 
 
 def test_fallback_warns_once_loudly(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    import data_builders.execution.executor as module
+    import data_builders.execution.isolation as isolation
+    import data_builders.execution.sandbox as sandbox
 
-    monkeypatch.setattr(module, "bwrap_problem", lambda: "bwrap not found (test)")
-    monkeypatch.setattr(module, "_WARNED", set())
+    monkeypatch.setattr(sandbox, "bwrap_problem", lambda: "bwrap not found (test)")
+    monkeypatch.setattr(isolation, "_WARNED", set())
     for _ in range(2):
         with Executor(workers=1, limits=ExecutionLimits(timeout=1.0)) as ex:
             assert "bwrap" not in ex.isolation
