@@ -271,3 +271,15 @@ def test_resume_refuses_a_last_state_from_other_settings_or_data(
     with pytest.raises(CheckpointError, match=" data; resuming"):
         train(moved)
     assert train(watched)["global_step"] == 3
+
+
+def test_the_protocol_record_is_not_part_of_a_runs_fingerprint():
+    """Pre-registering an arm edits ``protocol``; the adopted configuration's run stays resumable,
+    while a change to what training computes still changes the fingerprint."""
+    from unice.training.state import run_fingerprint
+
+    base = {"model": {"formats": ["ref_nl"]}, "trainer": {"epochs": 2}, "protocol": {"arms": {}}}
+    noted = {**base, "protocol": {"arms": {"G": ["data=zeroshot_cpu_stubs"]}}}
+    trained_otherwise = {**base, "model": {"formats": ["ref_nl", "nl"]}}
+    assert run_fingerprint(base, [], []) == run_fingerprint(noted, [], [])
+    assert run_fingerprint(base, [], []) != run_fingerprint(trained_otherwise, [], [])

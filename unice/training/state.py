@@ -23,10 +23,12 @@ OPERATIONAL_KEYS = {
         "resume", "progress", "num_workers", "log_every_steps", "save_every_steps",
         "num_threads", "eval_batch_size",
     ),
-    "": ("output_dir", "logger", "hydra"),
+    "": ("output_dir", "logger", "hydra", "protocol"),
 }  # fmt: skip
 """Config keys that change how a run is watched or where it writes, not what it computes:
-left out of the fingerprint so a resumed run may change them."""
+left out of the fingerprint so a resumed run may change them. ``protocol`` is the record of
+an experiment's decisions (its arms, rules and results), read by scripts and never by
+training: writing down a new arm must not orphan the adopted configuration's finished run."""
 
 
 @dataclass
