@@ -102,3 +102,41 @@ def test_the_c_arms_stop_with_the_fault_heads_retirement_naming_its_commit():
     with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
         refuse_retired_model_keys(cfg.model)
     refuse_retired_model_keys(compose(["+experiment=zeroshot_cpu"]).model)
+
+
+def test_a_non_inferior_arm_on_an_adopted_one_is_read_against_that_one():
+    """G goes on E (adopted), so its non-inferiority is measured against E, not the incumbent."""
+    verdict = _module().verdict
+    means = {"incumbent": 0.463, "E": 0.476, "G": 0.45}
+    assert verdict("G", means, 0.02, non_inferior=True, reference="E") == (
+        "below E by > 0.02: not kept"
+    )
+    assert verdict("G", {**means, "G": 0.46}, 0.02, non_inferior=True, reference="E") == (
+        "not below E by > 0.02: kept"
+    )
+    assert verdict("G", {"G": 0.5}, 0.02, non_inferior=True, reference="E") == (
+        "E's seeds are not all run"
+    )
+
+
+def test_a_second_condition_compares_the_arm_with_its_reference_per_seed(tmp_path, monkeypatch):
+    """--check reads each seed's kept report (no evaluation when it exists) and applies the margin."""
+    import json
+
+    module = _module()
+    check = {"data": "data/x", "split": "dev", "column": "C", "metric": "best_of_n_passed",
+             "against": "E"}  # fmt: skip
+    settings = {"seeds": [12, 13], "checks": {"G": check}}
+    monkeypatch.setattr(module, "stage", lambda: settings)
+    monkeypatch.setattr(module, "margin", lambda: 0.02)
+    monkeypatch.setattr(module, "RUNS", tmp_path)
+    figures = {("G", 12): 0.30, ("G", 13): 0.34, ("E", 12): 0.12, ("E", 13): 0.14}
+    for (arm, seed), value in figures.items():
+        report = tmp_path / arm / f"seed{seed}" / "check_x_dev" / "report.json"
+        report.parent.mkdir(parents=True)
+        (tmp_path / arm / f"seed{seed}" / "best").mkdir()
+        metrics = [{"name": "C", "best_of_n": {"passed": {"selected": value}}}]
+        report.write_text(json.dumps({"metrics": metrics}))
+    text = module.run_check("G")
+    assert "| G | 0.300 | 0.340 | 0.320 |" in text and "| E | 0.120 | 0.140 | 0.130 |" in text
+    assert text.strip().endswith("G: beats E by > 0.02")
