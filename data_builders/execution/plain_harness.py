@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data_builders.errors import UserError
+from data_builders.execution.process_group import kill_group
 from data_builders.jsonl import iter_jsonl
 
 JAVATUPLES = ("/usr/share/java/javatuples.jar",)
@@ -91,15 +92,21 @@ def run_plain(language: str, program: str, timeout: float | None = None) -> Verd
         def step(
             cmd: list[str], stage: str, limit: float, env: dict[str, str] | None = None
         ) -> tuple[Verdict | None, str]:
-            try:
-                done = subprocess.run(
-                    cmd, cwd=folder, capture_output=True, timeout=limit, stdin=subprocess.DEVNULL,
-                    env={**os.environ, **(env or {})}, start_new_session=True,
-                )  # fmt: skip
-            except subprocess.TimeoutExpired:
-                return Verdict(False, "timeout", time.monotonic() - started), ""
-            out = done.stdout.decode("utf-8", "ignore")
-            if done.returncode != 0 and language != "go":
+            with subprocess.Popen(
+                cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+                start_new_session=True,
+            ) as proc:  # fmt: skip
+                try:
+                    stdout, _ = proc.communicate(timeout=limit)
+                except subprocess.TimeoutExpired:
+                    # the whole group: ``go test``'s test binary, a program's own children
+                    # (killing the leader alone, as subprocess.run does, leaves them running)
+                    kill_group(proc.pid)
+                    proc.wait()
+                    return Verdict(False, "timeout", time.monotonic() - started), ""
+            out = stdout.decode("utf-8", "ignore")
+            if proc.returncode != 0 and language != "go":
                 return Verdict(False, stage, time.monotonic() - started), out
             return None, out
 

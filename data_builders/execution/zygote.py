@@ -36,6 +36,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.child import write_all
+from data_builders.execution.process_group import kill_group
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -161,8 +162,7 @@ class ImportZygote:
             return
         for fd in (self._to_zygote, self._from_zygote):
             os.close(fd)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
+        kill_group(self.pid, and_leader=True)  # it leads no group: it alone is killed
         os.waitpid(self.pid, 0)
         self.pid, self._to_zygote, self._from_zygote = 0, -1, -1
 

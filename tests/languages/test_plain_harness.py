@@ -91,6 +91,40 @@ def test_plain_verdicts(language, program, stage):
     assert verdict.stage == stage and verdict.passed == (stage == "ok")
 
 
+def test_a_timed_out_step_is_killed_with_what_it_started():
+    """The whole process group goes at the time limit, not only the command itself (as
+    ``subprocess.run`` would): ``go test``'s test binary, a program's own children."""
+    import os
+    import time
+
+    if shutil.which("node") is None or shutil.which("sleep") is None:
+        pytest.skip("node or sleep absent")
+    marker = f"{1000 + os.getpid() % 1000}.25"  # this test's own sleep, told from any other
+    program = (
+        "const { spawn } = require('child_process');\n"
+        f"spawn('sleep', ['{marker}'], {{ stdio: 'ignore' }});\n"
+        "while (true) {}\n"
+    )
+
+    def sleeping() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if argv[:2] == [b"sleep", marker.encode()]:
+                found.append(pid)
+        return found
+
+    assert harness.run_plain("js", program, timeout=2.0).stage == "timeout"
+    deadline = time.monotonic() + 5
+    while sleeping() and time.monotonic() < deadline:
+        time.sleep(0.05)  # SIGKILL is delivered at once; reaping by init may lag
+    assert sleeping() == []
+
+
 def _humaneval_x(task_id: str, prompt: str, solution: str, test: str, **extra: str):
     from data_builders.problems.humaneval_x import problem_from_record
 
