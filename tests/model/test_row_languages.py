@@ -70,7 +70,7 @@ def test_training_reads_each_row_in_its_language_and_decides_on_dev_dirs(
     tiny_backbone, tmp_path: Path
 ):
     from data_builders.jsonl import read_jsonl, write_jsonl
-    from unice.errors import TrainingConfigError
+    from unice.errors import DatasetMissingError
     from unice.testing import make_fixture_dataset
     from unice.training import train
 
@@ -93,8 +93,14 @@ def test_training_reads_each_row_in_its_language_and_decides_on_dev_dirs(
     }
     metrics = train(compose(tiny_overrides(tiny_backbone, python, tmp_path / "run", **extra)))
     assert metrics["global_step"] == 2 and metrics["best/samples"] == 8  # C++ dev rows only
+    # a dev folder it does not train on is read as it is (arm G's real rows beside its stubs) ...
+    extra["data.dirs"] = f"[{python}]"
+    extra["data.weights"] = "[1.0]"
+    metrics = train(compose(tiny_overrides(tiny_backbone, python, tmp_path / "apart", **extra)))
+    assert metrics["best/samples"] == 8
+    # ... and one that is not built stops, naming it
     extra["+data.dev_dirs"] = f"[{tmp_path / 'elsewhere'}]"
-    with pytest.raises(TrainingConfigError, match="data.dev_dirs .* are not in data.dirs"):
+    with pytest.raises(DatasetMissingError, match="elsewhere/dev.jsonl not found"):
         train(compose(tiny_overrides(tiny_backbone, python, tmp_path / "bad", **extra)))
 
 

@@ -123,14 +123,13 @@ def dev_folders(
     """The folders whose dev split decides (``data.dev_dirs``, default all of ``dirs``), with
     their build commands. Why: a mix may train on a folder whose dev problems are not the ones
     the decision is about (MBPP rows in the multilingual model, whose dev set is HumanEval-X's
-    held-in problems in six languages)."""
+    held-in problems in six languages), and an arm that adds rows to its training folder
+    (issue 27's G: stub candidates beside the real programs) keeps the protocol's dev rows by
+    naming the folder they come from, which it does not train on. A dev folder that is not
+    built fails when its split is read, naming it (the typo guard)."""
     chosen = [str(d) for d in (data.get("dev_dirs") or dirs)]
-    unknown = [d for d in chosen if d not in dirs]
-    if unknown:
-        raise TrainingConfigError(
-            f"data.dev_dirs {unknown} are not in data.dirs {dirs}; name folders it trains on"
-        )
-    return chosen, [commands[dirs.index(d)] for d in chosen]
+    generic = str(data.get("build_command", ""))
+    return chosen, [commands[dirs.index(d)] if d in dirs else generic for d in chosen]
 
 
 def _setup(cfg: DictConfig) -> _Run:
