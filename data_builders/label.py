@@ -7,28 +7,35 @@ runs, and the output appears only when complete (atomic rename); rows are append
 ``OUT.partial`` meanwhile, so rerunning a killed run continues where it stopped
 (:mod:`data_builders.partial`).
 
-One path for every problem set: Python's (humaneval, mbpp) and, through
-:mod:`data_builders.label_languages`, HumanEval-X's and MultiPL-E's in C++, Java,
-JavaScript, Go and Rust (one test per assertion). The executor comes from
+One path for every problem set, the language a parameter: Python's (humaneval, mbpp) and
+HumanEval-X's and MultiPL-E's in C++, Java, JavaScript, Go and Rust (one test per
+assertion). Each set's problem source (:mod:`data_builders.problems`: ``humaneval``,
+``humaneval_x``, ``multipl_e``) gives the samples' problems (``problems_for``), a sample's
+program (``make_program``) and the reference solution its limits are calibrated from
+(``reference_program``; MultiPL-E has none); the limits come from the one limits file
+(:mod:`data_builders.execution.limits`); the executor from
 :func:`~data_builders.execution.backend.open_executor` for the samples' language, here or on
 a Ray cluster (``--executor ray``), with the same rows either way.
 
 Time limits: by default each test's CPU limit is calibrated from the problem's reference
 solution (:mod:`data_builders.execution.calibrate`, ``configs/build/limits.yaml``, the one
-limits file of every language), and once
-a sample has timed out its remaining tests run under the config's ``after_timeout``; every
-test still runs, so ``pass_ratio`` is the share of tests passed under those limits.
-HumanEval-X's assertions are calibrated from the canonical solution likewise; MultiPL-E has
-no reference, so its assertions get the ``compiled`` section's ``timeout``.
-``--timeout S`` gives every test S seconds instead (no calibration, no cap after a timeout).
+limits file of every language), and once a sample has timed out its remaining tests run
+under the config's ``after_timeout``; every test still runs, so ``pass_ratio`` is the share
+of tests passed under those limits. HumanEval-X's assertions are calibrated from the
+canonical solution likewise; MultiPL-E has no reference, so its assertions get the
+``compiled`` section's ``timeout``. ``--timeout S`` gives every test S seconds instead (no
+calibration; Python: no cap after a timeout).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from data_builders.errors import UserError
@@ -97,53 +104,109 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def problem_set(name: str, problems_file: Path | None) -> dict[str, Problem]:
-    """The problem set for ``--problems``/``--problems-file`` (Python), by task_id."""
-    from data_builders.problems.humaneval import load_humaneval, load_humaneval_file
+def problem_source(name: str) -> ModuleType:
+    """The problem source of ``--problems name`` (:mod:`data_builders.problems`): each has
+    ``problems_for``, ``program_language``, ``make_program`` and ``reference_program``."""
+    from data_builders.problems import humaneval, humaneval_x, multipl_e
 
-    if problems_file is not None:
-        return load_humaneval_file(problems_file)
-    if name == "mbpp":
+    sources = {
+        "humaneval": humaneval,
+        "mbpp": humaneval,  # a HumanEval-shaped MBPP file
+        "humaneval-x": humaneval_x,
+        "multipl-e": multipl_e,
+    }
+    return sources[name]
+
+
+def load_problems(args: argparse.Namespace, task_ids: set[str]) -> dict[str, Problem]:
+    """The problems of ``--problems``/``--problems-file`` (``--language``: MultiPL-E's hub
+    config) that samples of ``task_ids`` need, by task id."""
+    if args.problems == "mbpp" and args.problems_file is None:
         raise UserError(
             "--problems mbpp needs --problems-file PATH (a HumanEval-shaped MBPP file, e.g. "
             "mbpp_sanitized_humaneval_format.jsonl)"
         )
-    return load_humaneval()
+    source = str(args.problems_file) if args.problems_file is not None else None
+    return problem_source(args.problems).problems_for(task_ids, source, args.language)
 
 
-def read_samples(path: Path, problems: dict[str, Problem]) -> list[dict[str, Any]]:
-    """All samples, checked up front: fields present, strings, known task ids."""
+def problem_set(name: str, problems_file: Path | None) -> dict[str, Problem]:
+    """A Python problem set (``humaneval``, ``mbpp``) by task_id, as ``label`` loads it
+    (``unice-score --problems`` reads its prompts from it)."""
+    args = argparse.Namespace(problems=name, problems_file=problems_file, language=None)
+    return load_problems(args, set())
+
+
+def read_samples(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, sample) for every sample; ``task_id`` and ``completion`` must be strings."""
     samples = []
     for line, sample in iter_jsonl(path, required=("task_id", "completion"), what="sample"):
-        if not isinstance(sample["completion"], str):
-            raise UserError(f"{path}:{line}: 'completion' must be a string")
-        if sample["task_id"] not in problems:
-            raise UserError(
-                f"{path}:{line}: unknown task_id {sample['task_id']!r} (not in the problem set;"
-                " check --problems / --problems-file)"
-            )
-        samples.append(sample)
+        if not isinstance(sample["completion"], str) or not isinstance(sample["task_id"], str):
+            raise UserError(f"{path}:{line}: 'task_id' and 'completion' must be strings")
+        samples.append((line, sample))
     if not samples:
         raise UserError(f"{path}: no samples in the file")
     return samples
 
 
-def reference_program(problem: Problem) -> Any:
-    """The problem's reference solution as a program with the problem's tests."""
-    import dataclasses
+def check_task_ids(
+    path: Path, samples: list[tuple[int, dict[str, Any]]], problems: dict[str, Problem]
+) -> None:
+    """Every sample names a problem of the set (else one line naming its line)."""
+    for line, sample in samples:
+        if sample["task_id"] not in problems:
+            raise UserError(
+                f"{path}:{line}: unknown task_id {sample['task_id']!r} (not in the problem set;"
+                " check --problems / --problems-file)"
+            )
 
-    from data_builders.problems.humaneval import make_program
 
-    if problem.reference.startswith(problem.prompt):
-        return make_program(problem, problem.reference[len(problem.prompt) :])
-    return dataclasses.replace(make_program(problem, "    pass\n"), source=problem.reference)
+def check_toolchains(languages: set[str]) -> None:
+    """One line naming every missing compiler/runtime (and what to install)."""
+    from data_builders.execution.languages import LANGUAGES, get_language
+
+    problems = []
+    for name in sorted(languages - {"python"}):
+        if name not in LANGUAGES:
+            problems.append(f"{name}: not supported yet (supported: {', '.join(LANGUAGES)})")
+            continue
+        missing = get_language(name).missing_toolchain()
+        if missing:
+            problems.append(missing)
+    if problems:
+        raise UserError("cannot label: " + "; ".join(problems))
+
+
+def warn_unsplit(samples: list[dict[str, Any]], program: Callable[[dict[str, Any]], Any]) -> None:
+    """One line naming the tasks whose test has no assertion their language recognises (one
+    test per assertion: C++, Java, JavaScript, Go, Rust)."""
+    from data_builders.execution.languages import SplitError, get_language
+
+    seen: dict[str, bool] = {}
+    for sample in samples:
+        if sample["task_id"] not in seen:
+            made = program(sample)
+            try:
+                get_language(made.language).split(made.test)
+                seen[sample["task_id"]] = True
+            except (SplitError, ValueError):
+                seen[sample["task_id"]] = False
+    bad = sorted(task for task, ok in seen.items() if not ok)
+    if bad:
+        print(
+            f"warning: no assertion found in the test of {len(bad)} task(s) ({', '.join(bad[:10])}):"
+            " their samples get n_tests 0, pass_ratio 0, passed false",
+            file=sys.stderr,
+        )
 
 
 def calibrated_limits(
     problems: dict[str, Problem], task_ids: set[str], executor: Any, policy: Any, cache: Any
 ) -> dict[str, list[float]]:
-    """Per-test CPU limits for each task, from its reference's (cached) timings."""
+    """Per-test CPU limits for each Python task, from its reference's (cached) timings
+    (``cache``: a :class:`~data_builders.execution.calibrate.ReferenceTimes`)."""
     from data_builders.execution.calibrate import limits_by_task
+    from data_builders.problems.humaneval import reference_program
 
     references = {task: reference_program(problems[task]) for task in sorted(task_ids)}
     return limits_by_task(references, executor, policy, cache)
@@ -153,9 +216,10 @@ def calibrated_limits(
 class _Job:
     """What one ``label`` run runs, whatever the language.
 
-    ``language``: ``"python"``, or one language of the samples for the foreign executor
-    (which runs them all); ``program`` makes a sample's program; ``test_limits`` gives, on
-    the open executor, each task's per-test CPU limits (calibrated; none: the flat limit).
+    ``language``: the executor's (``"python"``, or one language of the samples: the foreign
+    executor runs them all); ``program`` makes a sample's program; ``references`` (task id ->
+    its reference program) and ``policy`` calibrate each task's per-test limits (None: the
+    flat limit).
     """
 
     language: str
@@ -163,13 +227,23 @@ class _Job:
     limits: Any
     settings: dict[str, Any]
     program: Callable[[dict[str, Any]], Any]
-    test_limits: Callable[[Any], dict[str, Any]]
+    references: dict[str, Any] | None
+    policy: Any
+
+    def test_limits(self, executor: Any, cache: Path | None) -> dict[str, Any]:
+        """Each task's per-test CPU limits on the open ``executor`` (none: the flat limit)."""
+        from data_builders.execution.calibrate import calibrated_limits as calibrate
+
+        if self.policy is None or self.references is None:
+            return {}
+        return calibrate(self.references, executor, self.policy, cache, self.language)
 
 
 def run(args: argparse.Namespace) -> int:
     """Label every sample (resuming a killed run): one executor for the samples' language,
     local or Ray (:func:`~data_builders.execution.backend.open_executor`), one output."""
     from data_builders.execution.backend import open_executor, settings_from_args
+    from data_builders.execution.calibrate import default_cache
 
     unit = "test" if args.problems in PYTHON_SETS else "assertion"
     if args.timeout is not None and args.timeout <= 0:
@@ -179,11 +253,12 @@ def run(args: argparse.Namespace) -> int:
     if args.max_timeouts is not None and args.max_timeouts < 1:
         raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
     backend = settings_from_args(args)
-    job = _python_job(args) if args.problems in PYTHON_SETS else _foreign_job(args)
+    job = make_job(args)
     samples = job.samples
     output = PartialOutput(args.out, job.settings, samples)
     with open_executor(backend, args.workers, job.limits, job.language) as executor, output:
-        per_test = job.test_limits(executor)
+        cache_path = args.reference_cache or default_cache()
+        per_test = job.test_limits(executor, None if str(cache_path) == "none" else cache_path)
         todo = samples[output.done :]
         if output.done:
             print(f"resuming: {output.done} of {len(samples)} samples labelled in {output.partial}")
@@ -202,76 +277,63 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _python_job(args: argparse.Namespace) -> _Job:
-    """humaneval, mbpp: Python programs, per-test limits calibrated from each problem's
-    reference solution (``--limits``: ``configs/build/limits.yaml``) unless ``--timeout``."""
-    from data_builders.execution import ExecutionLimits
-    from data_builders.execution.calibrate import (
-        DEFAULT_CONFIG,
-        LimitConfigError,
-        ReferenceTimes,
-        default_cache,
-        load_policy,
-    )
-    from data_builders.problems.humaneval import make_program
+def make_job(args: argparse.Namespace) -> _Job:
+    """The run's job, whatever the problem set: the limits file read, the samples read and
+    checked against their problems, the languages' toolchains checked, each sample's program,
+    the references to calibrate from (unless ``--timeout``), the settings that decide a row."""
+    from data_builders.execution.limits import LimitConfigError, load_limits
 
-    policy = None
-    if args.timeout is None:
-        try:
-            policy = load_policy(args.limits or DEFAULT_CONFIG)
-        except LimitConfigError as exc:
-            raise UserError(f"{exc} (fix the file or pass --timeout SECONDS)") from None
-    problems = problem_set(args.problems, args.problems_file)
-    samples = read_samples(args.samples, problems)
-    if policy is None:
-        limits = ExecutionLimits(timeout=args.timeout, max_timeouts=args.max_timeouts)
-    else:
-        limits = ExecutionLimits(
-            timeout=policy.load, max_timeouts=args.max_timeouts, after_timeout=policy.after_timeout
-        )
-
-    def test_limits(executor: Any) -> dict[str, Any]:
-        if policy is None:
-            return {}
-        cache_path = args.reference_cache or default_cache()
-        cache = ReferenceTimes(None if str(cache_path) == "none" else cache_path)
-        task_ids = {sample["task_id"] for sample in samples}
-        return calibrated_limits(problems, task_ids, executor, policy, cache)
+    try:
+        limits = load_limits(args.limits)
+    except LimitConfigError as exc:
+        raise UserError(
+            f"{exc} (fix the file, pass another with --limits, or pass --timeout SECONDS)"
+        ) from None
+    source = problem_source(args.problems)
+    numbered = read_samples(args.samples)
+    task_ids = {sample["task_id"] for _, sample in numbered}
+    problems = load_problems(args, task_ids)
+    check_task_ids(args.samples, numbered, problems)
+    samples = [sample for _, sample in numbered]
+    languages = {source.program_language(problems[task]) for task in task_ids}
+    check_toolchains(languages)
 
     def program(sample: dict[str, Any]) -> Any:
-        return make_program(problems[sample["task_id"]], sample["completion"])
+        return source.make_program(problems[sample["task_id"]], sample["completion"])
 
-    return _Job("python", samples, limits, _row_settings(args, policy), program, test_limits)
-
-
-def _foreign_job(args: argparse.Namespace) -> _Job:
-    """humaneval-x, multipl-e: programs in C++, Java, JavaScript, Go or Rust
-    (:mod:`data_builders.label_languages`); HumanEval-X's per-assertion limits calibrated from
-    the canonical solutions unless ``--timeout``, MultiPL-E's flat."""
-    from data_builders import label_languages
-
-    found = label_languages.load(args)
-    limits = label_languages.limits(args)
-    calibrating = found.references is not None and args.timeout is None
-    policy = label_languages.assertion_policy(limits, found.languages) if calibrating else None
-
-    def test_limits(executor: Any) -> dict[str, Any]:
-        if policy is None or found.references is None:
-            return {}
-        return label_languages.calibrate(args, found.references, executor, policy)
-
-    settings = {
-        **_row_settings(args, None),
-        **label_languages.row_settings(args, found, limits, policy),
-    }
-    language = sorted(found.languages)[0]
-    return _Job(language, found.samples, limits, settings, found.program, test_limits)
+    python = args.problems in PYTHON_SETS
+    if not python:
+        warn_unsplit(samples, program)
+    references = None  # calibrating from each task's reference (--timeout: flat limits)
+    if args.timeout is None:
+        made = {task: source.reference_program(problems[task]) for task in sorted(task_ids)}
+        references = None if None in made.values() else made  # MultiPL-E: no reference
+    policy = limits.calibration(languages) if references is not None else None
+    language = "python" if python else sorted(languages)[0]
+    executor_limits = limits.executor_limits(language, args.timeout, args.max_timeouts)
+    settings = _row_settings(args, policy if python else None)
+    if not python:  # what decides these rows beyond label's own settings
+        settings.update(
+            {
+                "language": args.language,
+                "language_limits": executor_limits.as_settings(),
+                "languages": sorted(languages),
+                "assertion_limits": dataclasses.asdict(policy) if policy is not None else None,
+            }
+        )
+    return _Job(
+        language,
+        samples,
+        executor_limits,
+        settings,
+        program,
+        references,
+        policy,
+    )
 
 
 def _row_settings(args: argparse.Namespace, policy: Any) -> dict[str, Any]:
     """What decides the rows (a resumed run must share it); not where they were computed."""
-    import dataclasses
-
     return {
         "samples": file_digest(args.samples),
         "problems": args.problems,

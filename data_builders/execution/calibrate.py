@@ -157,6 +157,29 @@ def limits_by_task(
     return limits
 
 
+def calibrated_limits(
+    references: dict[str, Any],
+    executor: Any,
+    policy: LimitPolicy,
+    cache: Path | None,
+    language: str = "python",
+) -> dict[str, list[float] | None]:
+    """Per-test CPU limits of each task (task id -> its reference program in ``language``:
+    Python's reference solution, or another language's canonical solution, timed per
+    assertion) under ``policy``, from the references' timings cached in the file ``cache``
+    (None: in memory); in another language, None for a task with no assertion to calibrate
+    (the flat limit)."""
+    python = language == "python"
+    times = ReferenceTimes(cache, reference_key if python else foreign_reference_key)
+    what, unit = (
+        ("reference solutions", "tests") if python else ("canonical solutions", "assertions")
+    )
+    per_task = limits_by_task(references, executor, policy, times, what, unit)
+    if python:
+        return dict(per_task)  # type: ignore[arg-type]
+    return {task: per_test or None for task, per_test in per_task.items()}
+
+
 def _slower(a: float | None, b: float | None) -> float | None:
     """The slower of two runs; a test the reference failed in any run stays uncalibrated."""
     return None if a is None or b is None else max(a, b)

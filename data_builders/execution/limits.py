@@ -19,8 +19,8 @@ wrong kind is one :class:`LimitConfigError` line naming the file and the place.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,32 @@ class Limits:
 
     python: LimitPolicy
     compiled: ForeignLimits
+
+    def executor_limits(
+        self, language: str, timeout: float | None = None, max_timeouts: int | None = None
+    ) -> Any:
+        """The limits an executor runs ``language``'s programs under (``open_executor``'s
+        ``limits``): Python's load limit and its cap after a timeout, or the compiled
+        languages' limits. ``timeout`` S: every test gets S seconds (Python: no cap after a
+        timeout; ``max_timeouts``: Python's)."""
+        from data_builders.execution.types import ExecutionLimits
+
+        if language != "python":
+            return self.compiled if timeout is None else replace(self.compiled, timeout=timeout)
+        if timeout is not None:
+            return ExecutionLimits(timeout=timeout, max_timeouts=max_timeouts)
+        python = self.python
+        return ExecutionLimits(
+            timeout=python.load, max_timeouts=max_timeouts, after_timeout=python.after_timeout
+        )
+
+    def calibration(self, languages: Iterable[str]) -> LimitPolicy:
+        """The per-test calibration policy of programs in ``languages``: Python's policy, or
+        :func:`assertion_policy` of the compiled ones (one policy: their highest floor)."""
+        names = sorted(set(languages))
+        if names == ["python"]:
+            return self.python
+        return assertion_policy(self.python, self.compiled, *names)
 
 
 def load_limits(path: str | Path | None = None) -> Limits:

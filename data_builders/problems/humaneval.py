@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 
 from data_builders.errors import UserError
@@ -126,3 +127,27 @@ def make_program(problem: Problem, completion: str, timeout: float | None = None
         setup=setup,
         timeout=timeout,
     )
+
+
+def reference_program(problem: Problem) -> Program:
+    """The problem's reference solution as a program with the problem's tests (``label``
+    times it to calibrate each test's limit)."""
+    import dataclasses
+
+    if problem.reference.startswith(problem.prompt):
+        return make_program(problem, problem.reference[len(problem.prompt) :])
+    return dataclasses.replace(make_program(problem, "    pass\n"), source=problem.reference)
+
+
+def problems_for(
+    task_ids: Iterable[str], source: str | Path | None = None, language: str | None = None
+) -> dict[str, Problem]:
+    """The problems ``label``'s samples of ``task_ids`` are checked against, by task id: every
+    problem of :func:`load_problems` (``source``: a HumanEval-shaped file, e.g. MBPP's).
+    ``language`` is not used: these are Python's."""
+    return {problem.task_id: problem for problem in load_problems(source)}
+
+
+def program_language(problem: Problem) -> str:
+    """The language of ``problem``'s programs."""
+    return "python"

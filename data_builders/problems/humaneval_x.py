@@ -18,14 +18,18 @@ From a local file (``--problems-file``, gzipped or not) or the hub dataset
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
 from data_builders.problems.base import Problem, task_number
 from data_builders.problems.mbpp import hub_offline
 from data_builders.problems.stops import cut_at_stops
+
+if TYPE_CHECKING:
+    from data_builders.execution.foreign import ForeignProgram
 
 HUB_NAME = "THUDM/humaneval-x"
 PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
@@ -114,8 +118,11 @@ def load_humaneval_x_hub(language: str) -> dict[str, Problem]:
 def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
     """Language ``language``'s HumanEval-X tasks in task-number order: ``source`` (a
     THUDM/humaneval-x file, ``--problems-file``), else the hub's ``THUDM/humaneval-x``
-    (offline: one line naming ``--problems-file``). This source's loader, see
+    (offline: one line naming ``--problems-file``); ``language`` None: every task of
+    ``source``, in file order (the hub needs a language). This source's loader, see
     :mod:`data_builders.problems`."""
+    if language is None and source:
+        return list(load_humaneval_x_file(source).values())
     if language not in LANGUAGE_NAMES:
         raise UserError(
             f"HumanEval-X problems need a language, one of {', '.join(LANGUAGE_NAMES)} "
@@ -131,6 +138,46 @@ def load_problems(source: str | Path | None = None, language: str | None = None)
             f"{found[0]}"
         )
     return sorted(mine, key=lambda p: task_number(p.task_id))
+
+
+def problems_for(
+    task_ids: Iterable[str], source: str | Path | None = None, language: str | None = None
+) -> dict[str, Problem]:
+    """The problems ``label``'s samples of ``task_ids`` are checked against, by task id: every
+    task of ``source`` (a file), else, from the hub, every task in each language the ids name
+    (``CPP/0``: C++). ``language`` is not used: the ids name theirs."""
+    if source:
+        return {p.task_id: p for p in load_problems(source)}
+    ids = set(task_ids)
+    languages = {language_of(t) for t in ids}
+    if None in languages:
+        bad = sorted(t for t in ids if language_of(t) is None)[0]
+        raise UserError(
+            f"task_id {bad!r} is not a HumanEval-X id ({', '.join(p + '/N' for p in PREFIXES)});"
+            " check --samples or pass --problems-file"
+        )
+    names = sorted(str(name) for name in languages)
+    return {p.task_id: p for name in names for p in load_problems(None, name)}
+
+
+def program_language(problem: Problem) -> str:
+    """The language of ``problem``'s programs (``cpp``, ``java``, ``js``, ``go``, ``rust``)."""
+    return str(problem.metadata["language"])
+
+
+def make_program(problem: Problem, completion: str) -> ForeignProgram:
+    """The program ``label`` runs for a completion of ``problem``'s prompt: the source and
+    test of :func:`program_and_test`, one case per assertion."""
+    from data_builders.execution.foreign import ForeignProgram
+
+    source, test = program_and_test(problem, completion)
+    return ForeignProgram(program_language(problem), source, test)
+
+
+def reference_program(problem: Problem) -> ForeignProgram:
+    """The task's canonical solution as a program (``label`` times it to calibrate each
+    assertion's limit)."""
+    return make_program(problem, canonical_solution(problem))
 
 
 def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:

@@ -18,20 +18,23 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import iter_jsonl
 from data_builders.problems.base import Problem
 from data_builders.problems.stops import cut_at_stops
 
+if TYPE_CHECKING:
+    from data_builders.execution.foreign import ForeignProgram
+
 HUB_NAME = "nuprl/MultiPL-E"
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
 LABEL_ONLY_REASON = "MultiPL-E's license forbids training on it; use it to label and evaluate only"
 
-# MultiPL-E's name for the cutter (label_languages, tests and benchmarks use it).
+# MultiPL-E's name for the cutter (tests and benchmarks use it).
 stop_at_stop_token = cut_at_stops
 
 
@@ -154,10 +157,46 @@ def load_multipl_e(source: str | None, language: str) -> list[MultiPLEProblem]:
 
 def load_problems(source: str | Path | None = None, language: str | None = None) -> list[Problem]:
     """MultiPL-E's HumanEval problems in ``language`` (:func:`load_multipl_e`; this source's
-    loader, see :mod:`data_builders.problems`)."""
-    if not language:
+    loader, see :mod:`data_builders.problems`); ``language`` None: every problem of
+    ``source`` (the hub needs a language)."""
+    if not language and not source:
         raise UserError("MultiPL-E problems need a language (e.g. js, cpp)")
-    return list(load_multipl_e(None if source is None else str(source), language))
+    return list(load_multipl_e(None if source is None else str(source), language or None))
+
+
+def problems_for(
+    task_ids: Iterable[str], source: str | Path | None = None, language: str | None = None
+) -> dict[str, Problem]:
+    """The problems ``label``'s samples of ``task_ids`` are checked against, by name: those of
+    ``source`` (a file; ``language``: only that one's), else the hub's ``humaneval-<language>``."""
+    if source is None and not language:
+        raise UserError(
+            "--problems multipl-e needs --problems-file PATH (a MultiPL-E .jsonl/.jsonl.gz/.json)"
+            " or --language L (the hub's nuprl/MultiPL-E humaneval-L)"
+        )
+    return {problem.task_id: problem for problem in load_problems(source, language)}
+
+
+def program_language(problem: Problem) -> str:
+    """The language of ``problem``'s programs, by this project's name (``rs``: ``rust``)."""
+    from data_builders.execution.languages import ALIASES
+
+    name = str(problem.metadata["language"])
+    return ALIASES.get(name, name)
+
+
+def make_program(problem: Problem, completion: str) -> ForeignProgram:
+    """The program ``label`` runs for ``completion``: prompt + completion cut at the first stop
+    token, with the problem's tests as its test (MultiPL-E's program, one case per assertion)."""
+    from data_builders.execution.foreign import ForeignProgram
+
+    cut = cut_at_stops(completion, problem.metadata["stop_tokens"])
+    return ForeignProgram(program_language(problem), problem.prompt + cut, problem.test or "")
+
+
+def reference_program(problem: Problem) -> None:
+    """None: MultiPL-E ships no reference solution, so its assertions get flat limits."""
+    return None
 
 
 def match_samples(

@@ -52,5 +52,16 @@ def test_humaneval_x_loader_keeps_one_language_in_task_order(tmp_path) -> None:
     assert [p.task_id for p in got] == ["CPP/2", "CPP/10"]
     with pytest.raises(UserError, match="no Java task"):
         humaneval_x.load_problems(path, "java")
+    # no language: every task of the file, in file order (label's samples name theirs)
+    assert [p.task_id for p in humaneval_x.load_problems(path)] == ["CPP/10", "CPP/2", "Rust/0"]
     with pytest.raises(UserError, match="need a language"):
-        humaneval_x.load_problems(path)
+        humaneval_x.load_problems(None)  # the hub has one config per language
+
+
+def test_each_label_source_gives_problems_programs_and_references() -> None:
+    """``label``'s one path asks every problem source the same things."""
+    for module in (humaneval, humaneval_x, multipl_e):
+        for name in ("problems_for", "program_language", "make_program", "reference_program"):
+            assert callable(getattr(module, name)), (module.__name__, name)
+    with pytest.raises(UserError, match="--problems-file"):
+        multipl_e.problems_for({"x"})  # no file, no language

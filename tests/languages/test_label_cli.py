@@ -127,28 +127,30 @@ class _TimedExecutor:
 
 
 def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys) -> None:
-    import argparse
-
+    from data_builders.execution.calibrate import calibrated_limits, load_policy
     from data_builders.execution.foreign import ForeignProgram
-    from data_builders.execution.foreign_limits import ForeignLimits
+    from data_builders.execution.limits import ForeignLimits, assertion_policy
     from data_builders.execution.types import TestOutcome
-    from data_builders.label_languages import assertion_policy, calibrate
 
-    policy = assertion_policy(ForeignLimits(timeout=3.0, calibrated_floor=0.5), {"js"})
+    foreign = ForeignLimits(timeout=3.0, calibrated_floor=0.5)
+    policy = assertion_policy(load_policy(), foreign, "js")
     # limits.yaml's factor is 20: 0.001 s -> the 0.5 s floor, 0.1 s -> 2.0 s, a failed
     # assertion -> the 3 s cap (the canonical says nothing about how long it should take)
     ran = _TimedExecutor([TestOutcome("pass", 0.001), TestOutcome("pass", 0.1),
                           TestOutcome("wrong_answer", 0.0)])  # fmt: skip
     reference = {"JavaScript/0": ForeignProgram("js", "canonical", JS_TASK["test"])}
-    args = argparse.Namespace(reference_cache=tmp_path / "times.json")
-    assert calibrate(args, reference, ran, policy) == {"JavaScript/0": [0.5, 2.0, 3.0]}
+
+    def calibrate(executor: _TimedExecutor) -> dict:
+        return calibrated_limits(reference, executor, policy, tmp_path / "times.json", "js")
+
+    assert calibrate(ran) == {"JavaScript/0": [0.5, 2.0, 3.0]}
     assert ran.runs == 1
     assert "1 timed now, 0 cached): 1 of 3 assertions at the 0.5 s floor, 1 at the 3.0 s cap" in (
         capsys.readouterr().out
     )
     # a second run reads the cached times and runs nothing
     again = _TimedExecutor([])
-    assert calibrate(args, reference, again, policy) == {"JavaScript/0": [0.5, 2.0, 3.0]}
+    assert calibrate(again) == {"JavaScript/0": [0.5, 2.0, 3.0]}
     assert again.runs == 0
 
 
@@ -226,3 +228,28 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
     assert main([*argv, "--out", str(out)]) == 0
     assert "resuming: 1 of 3 samples labelled" in capsys.readouterr().out
     assert out.read_bytes() == straight.read_bytes()
+
+
+def test_one_job_takes_its_limits_from_the_limits_file_and_timeout(tmp_path: Path) -> None:
+    """``label``'s job: the executor's limits, the calibration policy and the settings that
+    decide a row all come from one limits file (``--limits``), ``--timeout`` on top."""
+    need("js")
+    from data_builders.__main__ import build_parser
+    from data_builders.label import make_job
+
+    problems = _write(tmp_path / "p.jsonl", [JS_TASK])
+    samples = _write(tmp_path / "s.jsonl", [{"task_id": "JavaScript/0", "completion": "}"}])
+    other = tmp_path / "limits.yaml"
+    other.write_text(
+        "python:\n  factor: 10.0\ncompiled:\n  timeout: 2.5\njs:\n  calibrated_floor: 0.3\n"
+    )
+    argv = ["label", "--problems", "humaneval-x", "--problems-file", str(problems),
+            "--samples", str(samples), "--out", str(tmp_path / "o.jsonl")]  # fmt: skip
+    parser = build_parser()
+    job = make_job(parser.parse_args([*argv, "--limits", str(other)]))
+    assert job.language == "js" and job.limits.timeout == 2.5 and job.references
+    assert (job.policy.factor, job.policy.floor, job.policy.cap) == (10.0, 0.3, 2.5)
+    assert job.settings["assertion_limits"]["factor"] == 10.0
+    flat = make_job(parser.parse_args([*argv, "--timeout", "2"]))
+    assert flat.policy is None and flat.references is None
+    assert flat.limits.timeout == flat.settings["language_limits"]["timeout"] == 2.0
