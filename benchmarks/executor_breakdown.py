@@ -84,6 +84,7 @@ def main() -> None:
 def benchmark(args: argparse.Namespace, preload: list[str], jobs: list[dict], report) -> None:
 
     from data_builders.execution import child as C
+    from data_builders.execution import function_child as F
     from data_builders.execution import worker as W
 
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else "/tmp"
@@ -116,8 +117,8 @@ def benchmark(args: argparse.Namespace, preload: list[str], jobs: list[dict], re
         marks.append(clock())
         C.compile_source(job["source"] + "\n" + job["setup"], "<program>")
         marks.append(clock())
-        requests = C.Requests(request_fd) if request_fd >= 0 else None
-        C.run_function_job(job, start, C.Channel(result_fd), requests)  # compiles again, runs
+        requests = F.Requests(request_fd) if request_fd >= 0 else None
+        F.run_function_job(job, start, C.Channel(result_fd), requests)  # compiles again, runs
         marks.append(clock())
         with open(log_path, "a") as log:
             log.write(json.dumps([b - a for a, b in zip(marks, marks[1:], strict=False)]) + "\n")

@@ -1,8 +1,8 @@
 """The forked child's entry point: confine, then run the job in its mode.
 
-Why a module of its own: the function mode lives in :mod:`.child` and the standard-input
-mode in :mod:`.stdio_child`, which builds on ``child``; dispatching between the two from
-``child`` itself made the two modules import each other. The worker imports all three
+Why a module of its own: the function mode lives in :mod:`.function_child` and the
+standard-input mode in :mod:`.stdio_child`, both built on :mod:`.child`; dispatching between
+them from ``child`` itself made the modules import each other. The worker imports all three
 before forking, so a child imports nothing here.
 """
 
@@ -13,7 +13,8 @@ import os
 import sys
 from typing import Any
 
-from data_builders.execution.child import Channel, Requests, confine, run_function_job
+from data_builders.execution.child import Channel, confine
+from data_builders.execution.function_child import Requests, run_function_job
 from data_builders.execution.stdio_child import run_stdio_job
 
 

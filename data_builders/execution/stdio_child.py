@@ -1,7 +1,8 @@
 """The forked child's standard-input mode: each test runs the program as ``__main__``.
 
-Split from :mod:`data_builders.execution.child` (which confines the child and runs function
-programs); the worker imports this module before forking, so children never import it.
+Split from :mod:`data_builders.execution.child` (which confines the child; function programs:
+:mod:`.function_child`); the worker imports this module before forking, so children never
+import it.
 """
 
 from __future__ import annotations

@@ -108,8 +108,9 @@ ATTACKS: dict[str, tuple[str, list[str]]] = {
     ),
     "patch_the_harness": (
         "import sys\nchild = sys.modules['data_builders.execution.child']\n"
-        "child.classify = lambda exc: ('pass', '')\n"
-        "child.serve_assertion = lambda index, *a: child.Channel.send(a[3], {'k': index, 's': 'pass'})\n"
+        "mode = sys.modules['data_builders.execution.function_child']\n"
+        "child.classify = mode.classify = lambda exc: ('pass', '')\n"
+        "mode.serve_assertion = lambda index, *a: child.Channel.send(a[3], {'k': index, 's': 'pass'})\n"
         "def f(x):\n    return 0\n",
         ["assert candidate(1) == 2", "assert candidate(2) == 3"],
     ),

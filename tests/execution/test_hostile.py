@@ -403,7 +403,8 @@ FORGERS = {
     "patch_the_harness": (
         "import sys\n"
         "child = sys.modules['data_builders.execution.child']\n"
-        "child.classify = lambda exc, assertion=False: ('ok', '')\n"
+        "mode = sys.modules['data_builders.execution.function_child']\n"
+        "child.classify = mode.classify = lambda exc, assertion=False: ('ok', '')\n"
         "def f(x):\n    return 0\n"
     ),
 }
