@@ -18,6 +18,10 @@ because only a finished chunk's results are kept and only the first is used.
 Each actor runs ``chunks_per_actor`` chunks at once on its one Executor, so its workers pick
 up the next chunk while the current one's slowest program finishes, instead of idling.
 
+This file holds the actor and the executor (its actors' lifecycle: placing, readiness,
+replacing a lost one, closing); one ``map``'s chunks (reading ahead, handing out, ordering,
+retrying): ``ray_schedule.py``.
+
 Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: with
 ``language`` other than ``"python"`` each actor holds a
 :class:`~data_builders.execution.foreign.ForeignExecutor` (a worker thread per CPU, its own
@@ -28,7 +32,6 @@ build cache, compile server and runners) and the chunks hold
 from __future__ import annotations
 
 import contextlib
-import heapq
 import math
 import os
 import socket
@@ -39,6 +42,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from data_builders.errors import UserError
+from data_builders.execution.ray_schedule import Schedule
 from data_builders.execution.types import ExecutionLimits, ProgramResult
 
 INSTALL_HINT = "pip install 'ray==2.60.0' (or pip install -e '.[cluster]')"
@@ -317,7 +321,7 @@ class RayExecutor:
             total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
         )
         try:
-            for results in _Schedule(self, iter(programs), size).chunks():
+            for results in Schedule(self, iter(programs), size).chunks():
                 yield from results
                 bar.update(len(results))
         finally:
@@ -352,100 +356,3 @@ class RayExecutor:
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
             self._started = False
-
-
-class _Schedule:
-    """One ``map``: numbered chunks out to actors, finished chunks back in order."""
-
-    def __init__(self, owner: RayExecutor, programs: Iterator[Any], size: int) -> None:
-        self.owner, self.ray = owner, owner._ray
-        self.programs, self.size = programs, size
-        self.chunks_read = 0
-        self.exhausted = False
-        self.held: dict[int, list[Any]] = {}  # read, not yet yielded
-        self.finished: dict[int, list[ProgramResult]] = {}
-        self.retry: list[int] = []  # heap: chunks to hand out again, earliest first
-        self.tries: dict[int, int] = {}
-        self.flight: dict[Any, tuple[int, Any]] = {}  # result ref -> (chunk, actor)
-        self.load: dict[Any, int] = {}
-        # how far reading may run ahead of the oldest unyielded chunk
-        self.window = 2 * self.owner._depth * max(1, len(owner._actors) + len(owner._placing))
-
-    def chunks(self) -> Iterator[list[ProgramResult]]:
-        """Each chunk's results, in chunk order."""
-        next_out = 0
-        alone_since: float | None = None
-        while True:
-            while next_out in self.finished:
-                self.held.pop(next_out)
-                yield self.finished.pop(next_out)
-                next_out += 1
-            self._hand_out(next_out)
-            if not self.flight and not self.retry and self.exhausted and not self.held:
-                return
-            waiting = list(self.flight) + list(self.owner._placing)
-            if not self.owner._actors:
-                alone_since = alone_since or time.monotonic()
-                if not waiting or time.monotonic() - alone_since > self.owner._placement_timeout:
-                    raise UserError(
-                        "every Ray actor was lost and none could be placed again within"
-                        f" {self.owner._placement_timeout:.0f} s; check `ray status`"
-                    )
-            else:
-                alone_since = None
-            ready, _ = self.ray.wait(waiting, num_returns=1, timeout=5.0)
-            for ref in ready:
-                if ref in self.owner._placing:
-                    self._admit(ref)
-                else:
-                    self._collect(ref)
-
-    def _admit(self, ref: Any) -> None:
-        actor = self.owner._placing[ref][0]
-        try:
-            self.owner._admit(ref)
-        except self.owner._lost:  # the replacement died before it was ready
-            self.owner._placing.pop(ref, None)
-            self.ray.kill(actor, no_restart=True)
-
-    def _next_chunk(self, next_out: int) -> int | None:
-        """A chunk to hand out: a retried one first, else the next one read from the input."""
-        if self.retry:
-            return heapq.heappop(self.retry)
-        if self.exhausted or self.chunks_read - next_out >= self.window:
-            return None
-        chunk = [p for _, p in zip(range(self.size), self.programs, strict=False)]
-        if not chunk:
-            self.exhausted = True
-            return None
-        self.held[self.chunks_read] = chunk
-        self.chunks_read += 1
-        return self.chunks_read - 1
-
-    def _hand_out(self, next_out: int) -> None:
-        for actor in list(self.owner._actors):
-            while self.load.get(actor, 0) < self.owner._depth:
-                index = self._next_chunk(next_out)
-                if index is None:
-                    return
-                self.flight[actor.run_chunk.remote(self.held[index])] = (index, actor)
-                self.load[actor] = self.load.get(actor, 0) + 1
-
-    def _collect(self, ref: Any) -> None:
-        index, actor = self.flight.pop(ref)
-        self.load[actor] -= 1
-        try:
-            self.finished[index] = self.ray.get(ref)
-        except self.owner._lost as exc:
-            self.tries[index] = self.tries.get(index, 0) + 1
-            if self.tries[index] > self.owner._chunk_retries:
-                raise UserError(
-                    f"a chunk of {len(self.held[index])} programs lost its Ray actor"
-                    f" {self.tries[index]} times ({type(exc).__name__}); check the nodes'"
-                    " logs (/tmp/ray/session_latest/logs) and ray_chunk_retries"
-                ) from None
-            heapq.heappush(self.retry, index)
-            self.owner._lose(actor)
-        except self.ray.exceptions.RayTaskError as exc:  # a program the executor refused
-            cause = getattr(exc, "cause", None)
-            raise cause if isinstance(cause, BaseException) else exc from None
