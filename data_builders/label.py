@@ -316,7 +316,7 @@ def make_job(args: argparse.Namespace) -> _Job:
         settings.update(
             {
                 "language": args.language,
-                "language_limits": executor_limits.as_settings(),
+                "language_limits": executor_limits.as_settings(*languages),
                 "languages": sorted(languages),
                 "assertion_limits": dataclasses.asdict(policy) if policy is not None else None,
             }

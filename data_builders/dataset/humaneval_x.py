@@ -416,7 +416,7 @@ class HumanEvalX:
         return False
 
     def manifest(self, request: Any) -> dict[str, Any]:
-        limits = _compiled(request).as_settings()
+        limits = _compiled(request).as_settings(request.language)
         return {"language": request.language, "language_limits": limits}
 
     def prepare(
@@ -457,7 +457,7 @@ class HumanEvalX:
         foreign = _compiled(request)
         policy = assertion_policy(request.config.limits, foreign, request.language)
         return {
-            "language_limits": foreign.as_settings(),
+            "language_limits": foreign.as_settings(request.language),
             "assertion_limits": dataclasses.asdict(policy),
         }
 

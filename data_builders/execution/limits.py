@@ -118,11 +118,18 @@ class ForeignLimits:
         key = ALIASES.get(language.lower(), language.lower())
         return self.calibrated_floors.get(key, self.calibrated_floor)
 
-    def as_settings(self) -> dict[str, Any]:
-        """The limits as a row's or card's settings (``calibrated_floors`` only when it names a
-        language, so rows labelled before it existed still match)."""
-        settings = asdict(self)
-        if not settings["calibrated_floors"]:
+    def as_settings(self, *languages: str) -> dict[str, Any]:
+        """The limits as a row's or card's settings. ``calibrated_floors`` keeps only the
+        entries of ``languages`` (all when none is named) and is left out when none is left:
+        a C++ build's manifest must not change when JavaScript's floor does, and rows labelled
+        before the per-language floors existed still match."""
+        settings = asdict(self)  # the field order is the manifests' key order
+        floors = settings["calibrated_floors"]
+        if languages:
+            floors = {name: floor for name, floor in floors.items() if name in languages}
+        if floors:
+            settings["calibrated_floors"] = floors
+        else:
             del settings["calibrated_floors"]
         return settings
 

@@ -50,3 +50,13 @@ def test_the_shipped_config_reads() -> None:
     assert all(
         limits.floor_for(name) == limits.calibrated_floor for name in ("cpp", "java", "go", "rust")
     )
+
+
+def test_a_languages_settings_carry_only_its_own_floor():
+    """A C++ build's manifest must not change when JavaScript's floor does (it did: every
+    HE-Eval-X C++/Java build read as 'differs' after the JS floor landed)."""
+    limits = ForeignLimits(calibrated_floors={"js": 0.2})
+    assert "calibrated_floors" not in limits.as_settings("cpp")
+    assert limits.as_settings("cpp") == ForeignLimits().as_settings()
+    assert limits.as_settings("js")["calibrated_floors"] == {"js": 0.2}
+    assert limits.as_settings("cpp", "js")["calibrated_floors"] == {"js": 0.2}
