@@ -70,7 +70,7 @@ def test_training_reads_each_row_in_its_language_and_decides_on_dev_dirs(
     tiny_backbone, tmp_path: Path
 ):
     from data_builders.jsonl import read_jsonl, write_jsonl
-    from unice.errors import DatasetMissingError
+    from unice.errors import CheckpointError, DatasetMissingError
     from unice.testing import make_fixture_dataset
     from unice.training import train
 
@@ -98,6 +98,11 @@ def test_training_reads_each_row_in_its_language_and_decides_on_dev_dirs(
     extra["data.weights"] = "[1.0]"
     metrics = train(compose(tiny_overrides(tiny_backbone, python, tmp_path / "apart", **extra)))
     assert metrics["best/samples"] == 8
+    # ... and its dev rows are part of the run: relabelled, the run is not resumed on them
+    rows = read_jsonl(cpp / "dev.jsonl")
+    write_jsonl(cpp / "dev.jsonl", [{**rows[0], "pass_ratio": 0.5}, *rows[1:]])
+    with pytest.raises(CheckpointError, match=" data; resuming"):
+        train(compose(tiny_overrides(tiny_backbone, python, tmp_path / "apart", **extra)))
     # ... and one that is not built stops, naming it
     extra["+data.dev_dirs"] = f"[{tmp_path / 'elsewhere'}]"
     with pytest.raises(DatasetMissingError, match="elsewhere/dev.jsonl not found"):

@@ -212,7 +212,9 @@ def _setup(cfg: DictConfig) -> _Run:
     logger = (
         make_logger(cfg.get("logger"), run_config) if accelerator.is_main_process else RunLogger()
     )
-    fingerprint = run_fingerprint(run_config, dirs, [dev_split] if dev_split else [])
+    # the dev rows that decide are part of the run, also from a folder it does not train on
+    dev_only = [d for d in dev_dirs if d not in dirs] if dev_split else []
+    fingerprint = run_fingerprint(run_config, [*dirs, *dev_only], [dev_split] if dev_split else [])
     return _Run(
         cfg, settings, accelerator, model, tokenizer, collator, train_samples, dev_samples,
         optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger, sampler,
