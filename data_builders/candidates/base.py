@@ -17,6 +17,9 @@ class Candidate:
         index: position among this task's candidates of this kind (stable across rebuilds).
         is_reference: whether the program is a copy of one of the problem's reference
             solutions (set only under ``--reference-samples flag``; None = not checked).
+        generator: the samples line's ``generator`` (the model, or ``stub/<body>``), kept so a
+            row says which system wrote it (per-generator analyses, training rules that treat
+            one generator's rows apart); None where the line names none.
     """
 
     task_id: str
@@ -25,6 +28,7 @@ class Candidate:
     kind: str
     index: int
     is_reference: bool | None = None
+    generator: str | None = None
 
     @property
     def id(self) -> str:

@@ -55,9 +55,15 @@ def read_samples(
         counters[task_id] = index + 1
         if (selected is None or task_id in selected) and (per_task is None or index < per_task):
             grouped.setdefault(task_id, []).append(
-                Candidate(task_id, program, source, "samples", index)
+                Candidate(task_id, program, source, "samples", index, generator=_generator(record))
             )
     return grouped
+
+
+def _generator(record: dict) -> str | None:
+    """The line's ``generator`` name, if it gives one as a non-empty string."""
+    name = record.get("generator")
+    return name if isinstance(name, str) and name else None
 
 
 def _program(record: dict, problem: Problem, path: Path, line_number: int) -> str:

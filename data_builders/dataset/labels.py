@@ -80,6 +80,8 @@ def make_row(candidate: Candidate, spec: TaskSpec, result: ProgramResult) -> dic
         "exec_seconds": exec_seconds(result),
         "_order": [spec.index, KIND_ORDER.get(candidate.kind, 9), candidate.index],
     }
+    if candidate.generator is not None:  # the samples line named its generator
+        row["generator"] = candidate.generator
     if candidate.is_reference is not None:  # --reference-samples flag
         row["is_reference"] = candidate.is_reference
     if result.judged_in_program is not None:  # other languages: assertions judged in-process

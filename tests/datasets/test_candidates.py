@@ -37,6 +37,23 @@ def test_samples_completion_and_solution(tmp_path: Path) -> None:
     assert grouped["T/1"][0].program == "def g():\n    return 1\n"
     assert grouped["T/1"][0].source == "samples:s.jsonl"
     assert set(read_samples(path, PROBLEMS, selected={"T/1"})) == {"T/1"}
+    assert [c.generator for c in grouped["T/0"]] == [None, None]  # no line names one
+
+
+def test_a_samples_lines_generator_reaches_its_candidate(tmp_path: Path) -> None:
+    """Rows say which system wrote them (arm H reads stub rows apart by it)."""
+    path = tmp_path / "s.jsonl"
+    lines = [
+        {"task_id": "T/0", "completion": "    return x\n", "generator": "gpt-4"},
+        {"task_id": "T/0", "completion": "    pass\n", "generator": "stub/pass"},
+        {"task_id": "T/0", "completion": "    return 0\n", "generator": ""},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert [c.generator for c in read_samples(path, PROBLEMS)["T/0"]] == [
+        "gpt-4",
+        "stub/pass",
+        None,
+    ]
 
 
 @pytest.mark.parametrize(
