@@ -140,3 +140,21 @@ def test_a_second_condition_compares_the_arm_with_its_reference_per_seed(tmp_pat
     text = module.run_check("G")
     assert "| G | 0.300 | 0.340 | 0.320 |" in text and "| E | 0.120 | 0.140 | 0.130 |" in text
     assert text.strip().endswith("G: beats E by > 0.02")
+
+
+def test_on_a_machine_without_run_folders_the_records_give_the_documented_verdicts(
+    tmp_path, monkeypatch
+):
+    """Run folders are not committed: the earlier arms' figures are protocol.stage3.recorded, and
+    the table read from them alone says what docs/model.md says (G against E from the 4-place
+    means, since its 3-place seeds sit at exactly E - .02)."""
+    module = _module()
+    monkeypatch.setattr(module, "RUNS", tmp_path)  # no run folder of any arm
+    rows = {line.split(" | ")[0].strip("| "): line for line in module.table().splitlines()}
+    assert rows["E"].endswith("| 0.476 | not below the incumbent by > 0.02: kept |")
+    assert rows["G"].endswith("| 0.456 | below E by > 0.02: not kept |")
+    assert "| 0.464 | does not beat the incumbent by > 0.02 |" in rows["A"]
+    assert "not all seeds run" in rows["I"] and "not all seeds run" in rows["H"]
+    check = module.run_check("G")
+    assert "| E | 0.088 | 0.053 | 0.088 | 0.076 |" in check
+    assert check.strip().endswith("G: beats E by > 0.02")

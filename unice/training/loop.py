@@ -117,6 +117,25 @@ def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[st
     return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
 
 
+def reference_free_generators(data: DictConfig) -> list[str]:
+    """``data.reference_free_generators``: generator-name prefixes whose training rows feed the
+    NL format only (:func:`unice.data.dataset.read_split`). A prefix no row has stops the run:
+    a folder built before rows carried their generator would otherwise train as if the option
+    were unset."""
+    return [str(prefix) for prefix in (data.get("reference_free_generators") or [])]
+
+
+def check_reference_free(samples: list[Sample], prefixes: list[str]) -> None:
+    """Refuse ``reference_free_generators`` prefixes that match no training row (see above)."""
+    for prefix in prefixes:
+        if not any(s.generator.startswith(prefix) for s in samples):
+            raise TrainingConfigError(
+                f"data.reference_free_generators: no training row's generator starts with "
+                f"{prefix!r}; rebuild the data folders (rows name their samples line's generator "
+                "since 2026-12-06) or drop the option"
+            )
+
+
 def dev_folders(
     data: DictConfig, dirs: list[str], commands: list[str]
 ) -> tuple[list[str], list[str]]:
@@ -145,6 +164,7 @@ def _setup(cfg: DictConfig) -> _Run:
         commands,
         data.get("max_train_samples"),
         mutants_per_program=data.get("mutants_per_program"),
+        reference_free_generators=reference_free_generators(data),
     )
     dev_split = data.get("dev_split", "dev")
     dev_dirs, dev_commands = dev_folders(data, dirs, commands)
@@ -154,6 +174,7 @@ def _setup(cfg: DictConfig) -> _Run:
         else None
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
+    check_reference_free(train_samples, reference_free_generators(data))
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
         mixed_precision=settings.precision,
