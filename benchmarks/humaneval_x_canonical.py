@@ -27,8 +27,9 @@ from pathlib import Path
 
 import _harness
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
 from data_builders.execution.languages import get_language
+from data_builders.execution.types import Program
 from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
@@ -86,7 +87,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
         programs = []
         for problem in problems:
             source, test = program_and_test(problem, canonical_solution(problem))
-            programs.append(ForeignProgram(language, source, test))
+            programs.append(Program(source, test, language=language))
         started = time.monotonic()
         with ForeignExecutor(
             workers=args.workers, compile_servers=not args.no_compile_servers

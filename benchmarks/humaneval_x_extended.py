@@ -25,8 +25,9 @@ from pathlib import Path
 import _harness
 
 from data_builders.dataset.humaneval_x import humaneval_suites
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
 from data_builders.execution.languages import get_language
+from data_builders.execution.types import Program
 from data_builders.languages.coverage import load_rows, translate_task
 from data_builders.languages.suites import extended_test
 from data_builders.problems.humaneval_x import (
@@ -82,7 +83,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
                 (
                     index,
                     len(cases),
-                    ForeignProgram(language, source, extended_test(language, done, header)),
+                    Program(source, extended_test(language, done, header), language=language),
                 )
             )
         started = time.monotonic()

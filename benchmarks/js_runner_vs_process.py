@@ -21,10 +21,11 @@ from pathlib import Path
 import _harness
 
 from data_builders.errors import UserError
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.types import Program
 
 
-def canonical_programs(problems_file: Path, limit: int) -> list[ForeignProgram]:
+def canonical_programs(problems_file: Path, limit: int) -> list[Program]:
     """Each task's canonical solution with its own test (``label``'s program and test)."""
     from data_builders.problems.humaneval_x import (
         canonical_solution,
@@ -36,11 +37,11 @@ def canonical_programs(problems_file: Path, limit: int) -> list[ForeignProgram]:
     out = []
     for problem in problems:
         source, test = program_and_test(problem, canonical_solution(problem))
-        out.append(ForeignProgram("js", source, test))
+        out.append(Program(source, test, language="js"))
     return out
 
 
-def timed(programs: list[ForeignProgram], workers: int, runners: bool) -> tuple[float, int]:
+def timed(programs: list[Program], workers: int, runners: bool) -> tuple[float, int]:
     """Programs/s and how many passed every assertion (a first program warms each worker)."""
     with ForeignExecutor(workers=workers, runners=runners) as executor:
         list(executor.map(programs[:workers]))
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def benchmark(args: argparse.Namespace, programs: list[ForeignProgram], report) -> None:
+def benchmark(args: argparse.Namespace, programs: list[Program], report) -> None:
     if args.smoke:
         _harness.need_tools("node")
     rates: dict[bool, list[float]] = {True: [], False: []}

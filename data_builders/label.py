@@ -187,7 +187,7 @@ def warn_unsplit(samples: list[dict[str, Any]], program: Callable[[dict[str, Any
         if sample["task_id"] not in seen:
             made = program(sample)
             try:
-                get_language(made.language).split(made.test)
+                get_language(made.language).split(made.tests)
                 seen[sample["task_id"]] = True
             except (SplitError, ValueError):
                 seen[sample["task_id"]] = False

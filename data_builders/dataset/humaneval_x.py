@@ -49,7 +49,7 @@ from data_builders.dataset.labels import make_row
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
 from data_builders.execution.limits import ForeignLimits, LimitPolicy, assertion_policy
-from data_builders.execution.types import ProgramResult
+from data_builders.execution.types import Program, ProgramResult
 from data_builders.problems.base import Problem, task_number
 from data_builders.problems.humaneval_x import LANGUAGE_NAMES
 
@@ -203,7 +203,6 @@ def prepare_tasks(
     all translated assertions (on ``backend``'s executor, local by default), under
     ``foreign`` (default: the limits file's ``compiled`` section)."""
     from data_builders.execution.backend import ExecutorSettings, open_executor
-    from data_builders.execution.foreign import ForeignProgram
     from data_builders.execution.limits import load_limits
     from data_builders.languages.suites import with_extended
 
@@ -225,14 +224,14 @@ def prepare_tasks(
     reference_limits = dataclasses.replace(foreign, after_timeout=None)
     limits = assertion_policy(policy, foreign, language)
 
-    def canonical(task: _Prepared, extended: bool) -> ForeignProgram:
+    def canonical(task: _Prepared, extended: bool) -> Program:
         added = task.assertions if extended and not task.dropped_all else []
         timeouts = [foreign.timeout] * task.n_original
-        return ForeignProgram(
-            language,
+        return Program(
             task.source,
             with_extended(language, task.original, added),
             test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
+            language=language,
         )
 
     settings = backend or ExecutorSettings()
@@ -382,7 +381,6 @@ def label_chunk(
 ) -> Iterator[dict[str, Any]]:
     """Rows for ``candidates``, in order: each compiled once and run on its task's test, each
     assertion under its own calibrated limit."""
-    from data_builders.execution.foreign import ForeignProgram
     from data_builders.problems.humaneval_x import program_and_test
 
     programs = []
@@ -390,7 +388,7 @@ def label_chunk(
         record = records[candidate.task_id]
         source, _ = program_and_test(*_completion(candidate, specs[candidate.task_id].problem))
         programs.append(
-            ForeignProgram(language, source, record["_test"], test_timeouts=record["_timeouts"])
+            Program(source, record["_test"], test_timeouts=record["_timeouts"], language=language)
         )
     for candidate, result in zip(candidates, executor.map(programs, "label"), strict=True):
         # `language` tells evaluation (baselines' tokenizers, ICE-Score's prompt) what code it is

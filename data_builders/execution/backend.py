@@ -109,9 +109,9 @@ def open_executor(
     """A context-managed executor with ``map``/``run``/``close`` for programs in ``language``:
     the local pool or a Ray one.
 
-    Python programs (:class:`~data_builders.execution.types.Program`, ``limits`` an
-    ``ExecutionLimits``) run on the Python executor; every other language's
-    (:class:`~data_builders.execution.foreign.ForeignProgram`, ``limits`` a ``ForeignLimits``)
+    Programs are :class:`~data_builders.execution.types.Program` objects in every language:
+    Python's (``limits`` an ``ExecutionLimits``) run on the Python executor; every other
+    language's (``tests`` the language's own test code, ``limits`` a ``ForeignLimits``)
     on the foreign one, which runs programs of any compiled language, so a file that mixes
     them passes any one of its languages here.
     """

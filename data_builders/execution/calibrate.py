@@ -56,9 +56,9 @@ def reference_key(program: Program) -> str:
 
 
 def foreign_reference_key(program: Any) -> str:
-    """Cache key of a reference program in another language (a ``ForeignProgram``): its
-    language, source, test and this machine."""
-    return _machine_key(json.dumps([program.language, program.source, program.test]))
+    """Cache key of a reference program in another language (a ``Program`` whose ``tests``
+    is the language's test code): its language, source, test and this machine."""
+    return _machine_key(json.dumps([program.language, program.source, program.tests]))
 
 
 def _machine_key(blob: str) -> str:

@@ -100,6 +100,7 @@ def installed(modules: tuple[str, ...]) -> tuple[str, ...]:
 def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dict[str, Any]:
     """The worker's job for ``program`` under ``limits`` (what travels to the sandbox: no
     expected values)."""
+    mode = program.kind()  # first: it refuses a program in another language
     timeout = float(program.timeout if program.timeout is not None else limits.timeout)
     tests = [_encode_test(t) for t in program.tests]
     if program.test_timeouts is not None:
@@ -114,7 +115,7 @@ def build_job(program: Program, limits: ExecutionLimits, job_id: int = 0) -> dic
             test["timeout"] = float(limit)
     return {
         "id": job_id,
-        "mode": program.kind(),
+        "mode": mode,
         "source": program.source,
         "setup": program.setup,
         "entry_point": program.entry_point,

@@ -41,7 +41,6 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from data_builders.execution.compile_server import CompileServer
@@ -54,7 +53,7 @@ from data_builders.execution.foreign_sandbox import sandbox_command
 from data_builders.execution.isolation import COMPILED_LEVELS, plan_isolation, warn_once
 from data_builders.execution.languages import SplitError, get_language
 from data_builders.execution.seccomp import COMPILED_RUN, export_bpf
-from data_builders.execution.types import ProgramResult, TestOutcome
+from data_builders.execution.types import Program, ProgramResult, TestOutcome
 
 MAP_WINDOW_PER_WORKER = 16
 """How far ``map`` may run ahead of the oldest unyielded program, per worker.
@@ -69,22 +68,6 @@ programs of a few milliseconds)."""
 
 class ToolchainMissingError(RuntimeError):
     """A language's compiler or runtime is not installed (the message says what to install)."""
-
-
-@dataclass
-class ForeignProgram:
-    """A program in ``language`` and its test code (the language's own test format).
-
-    ``timeout`` overrides the per-assertion CPU limit for this program; ``test_timeouts``
-    gives each assertion its own (one per case of the driver, e.g. calibrated from a
-    reference solution's time on each, as ``build humaneval-x`` does).
-    """
-
-    language: str
-    source: str
-    test: str
-    timeout: float | None = None
-    test_timeouts: list[float] | None = None
 
 
 class ForeignExecutor(Compiling, Running):
@@ -170,14 +153,20 @@ class ForeignExecutor(Compiling, Running):
             shutil.rmtree(self.cache_dir, ignore_errors=True)
 
     # -- public API -------------------------------------------------------------------
-    def run(self, program: ForeignProgram) -> ProgramResult:
-        """Compile (or reuse) and run ``program``; one outcome per assertion."""
+    def run(self, program: Program) -> ProgramResult:
+        """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
+        test code, one string); one outcome per assertion."""
+        if not isinstance(program.tests, str):
+            raise TypeError(
+                f"a {program.language!r} program with test objects runs on the Python executor;"
+                " here Program.tests is the language's own test code (a string)"
+            )
         language = get_language(program.language)
         missing = language.missing_toolchain()
         if missing:
             raise ToolchainMissingError(missing)
         try:
-            driver = language.driver(program.source, program.test)
+            driver = language.driver(program.source, program.tests)
         except (SplitError, ValueError):
             # A test with no assertion this language recognises (HumanEval-X's Rust/32 test
             # is commented out): no test, so pass_ratio 0 and not passed, as for a Python
@@ -233,7 +222,7 @@ class ForeignExecutor(Compiling, Running):
         return self.workers
 
     def map(
-        self, programs: Iterable[ForeignProgram], progress: str | None = None
+        self, programs: Iterable[Program], progress: str | None = None
     ) -> Iterator[ProgramResult]:
         """Results in input order, ``workers`` programs at a time (``progress``: a label for
         a progress bar on stderr).

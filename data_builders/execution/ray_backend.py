@@ -26,7 +26,7 @@ Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: w
 ``language`` other than ``"python"`` each actor holds a
 :class:`~data_builders.execution.foreign.ForeignExecutor` (a worker thread per CPU, its own
 build cache, compile server and runners) and the chunks hold
-:class:`~data_builders.execution.foreign.ForeignProgram` objects.
+:class:`~data_builders.execution.types.Program` objects in that language.
 """
 
 from __future__ import annotations
@@ -185,9 +185,9 @@ class RayExecutor:
         chunk_retries: how often a chunk whose actor died is handed out again.
         placement_timeout: seconds without any live actor before giving up.
         die_on_chunk: test hook, see :class:`ChunkRunner` (given to the first actor only).
-        language: ``"python"`` (programs are :class:`Program` objects) or another language
-            the foreign executor runs (programs are ``ForeignProgram`` objects, of any
-            compiled language).
+        language: ``"python"`` or another language the foreign executor runs (programs
+            are :class:`Program` objects either way; with another language, of any compiled
+            language).
     """
 
     def __init__(

@@ -97,33 +97,46 @@ Test = AssertionTest | CallTest | StdioTest
 
 @dataclass
 class Program:
-    """A program and the tests to run against it.
+    """A program in ``language`` and the tests to run against it (every executor's input).
 
     Args:
         source: the complete program text.
-        tests: all of one family: AssertionTest/CallTest (function programs, may be mixed)
-            or StdioTest (standard-input programs).
+        tests: Python (``language="python"``): all of one family, AssertionTest/CallTest
+            (function programs, may be mixed) or StdioTest (standard-input programs). Any
+            other language: the language's own test code as one string (HumanEval-X's or
+            MultiPL-E's test), which its language module splits into one case per assertion
+            (``execution/languages/``).
         entry_point: function called by CallTest / bound to ``candidate``; ``"Solution.method"``
-            instantiates ``Solution()`` first (APPS/LeetCode style).
+            instantiates ``Solution()`` first (APPS/LeetCode style). Python only.
         setup: code run after ``source`` in the same globals, before the tests (e.g. the
-            module-level part of a HumanEval test file).
-        timeout: per-test CPU-time limit in seconds overriding ``ExecutionLimits.timeout``
-            (builders derive it from the reference solution's own run time). It is also the
-            limit for loading the program (its top-level code).
-        test_timeouts: one CPU-time limit per test (same order as ``tests``), overriding
-            ``timeout`` test by test (``label`` derives them from the reference's time on
-            each test: :mod:`data_builders.execution.calibrate`).
+            module-level part of a HumanEval test file). Python only.
+        timeout: per-test CPU-time limit in seconds overriding the limits' ``timeout``
+            (builders derive it from the reference solution's own run time). In Python it is
+            also the limit for loading the program (its top-level code).
+        test_timeouts: one CPU-time limit per test (same order as ``tests``; for another
+            language one per case of its test code), overriding ``timeout`` test by test
+            (``label`` derives them from the reference's time on each test:
+            :mod:`data_builders.execution.calibrate`).
+        language: ``"python"`` (the Python executor) or a compiled/foreign language's name
+            (``cpp``, ``java``, ``js``, ``go``, ``rust``: the foreign executor).
     """
 
     source: str
-    tests: Sequence[Test]
+    tests: Sequence[Test] | str
     entry_point: str | None = None
     setup: str = ""
     timeout: float | None = None
     test_timeouts: Sequence[float] | None = None
+    language: str = "python"
 
     def kind(self) -> str:
-        """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families."""
+        """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families
+        (and on a program in another language, which the Python executor cannot run)."""
+        if self.language != "python":
+            raise ValueError(
+                f"a {self.language!r} program runs on the foreign executor, not the Python one"
+                " (open_executor(..., language=program.language))"
+            )
         stdio = [isinstance(t, StdioTest) for t in self.tests]
         if any(stdio) and not all(stdio):
             raise ValueError("a Program cannot mix StdioTest with CallTest/AssertionTest")

@@ -29,7 +29,7 @@ from data_builders.problems.mbpp import hub_offline
 from data_builders.problems.stops import cut_at_stops
 
 if TYPE_CHECKING:
-    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.types import Program
 
 HUB_NAME = "THUDM/humaneval-x"
 PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
@@ -165,16 +165,16 @@ def program_language(problem: Problem) -> str:
     return str(problem.metadata["language"])
 
 
-def make_program(problem: Problem, completion: str) -> ForeignProgram:
+def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for a completion of ``problem``'s prompt: the source and
     test of :func:`program_and_test`, one case per assertion."""
-    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.types import Program
 
     source, test = program_and_test(problem, completion)
-    return ForeignProgram(program_language(problem), source, test)
+    return Program(source, test, language=program_language(problem))
 
 
-def reference_program(problem: Problem) -> ForeignProgram:
+def reference_program(problem: Problem) -> Program:
     """The task's canonical solution as a program (``label`` times it to calibrate each
     assertion's limit)."""
     return make_program(problem, canonical_solution(problem))

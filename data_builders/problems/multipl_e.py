@@ -28,7 +28,7 @@ from data_builders.problems.base import Problem
 from data_builders.problems.stops import cut_at_stops
 
 if TYPE_CHECKING:
-    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.types import Program
 
 HUB_NAME = "nuprl/MultiPL-E"
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
@@ -185,13 +185,13 @@ def program_language(problem: Problem) -> str:
     return ALIASES.get(name, name)
 
 
-def make_program(problem: Problem, completion: str) -> ForeignProgram:
+def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for ``completion``: prompt + completion cut at the first stop
     token, with the problem's tests as its test (MultiPL-E's program, one case per assertion)."""
-    from data_builders.execution.foreign import ForeignProgram
+    from data_builders.execution.types import Program
 
     cut = cut_at_stops(completion, problem.metadata["stop_tokens"])
-    return ForeignProgram(program_language(problem), problem.prompt + cut, problem.test or "")
+    return Program(problem.prompt + cut, problem.test or "", language=program_language(problem))
 
 
 def reference_program(problem: Problem) -> None:

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.languages import get_language
-from data_builders.execution.types import ProgramResult
+from data_builders.execution.types import Program, ProgramResult
 
 LIMITS = ForeignLimits(
     timeout=1.0, load=15.0, memory_mb=256, runtime_overhead_mb=384, tmp_size_mb=16
@@ -43,7 +43,7 @@ def need(language: str) -> None:
 
 def run(ex: ForeignExecutor, language: str, source: str, test: str) -> ProgramResult:
     need(language)
-    return ex.run(ForeignProgram(language, source, test))
+    return ex.run(Program(source, test, language=language))
 
 
 def statuses(result: ProgramResult) -> list[str]:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
 from data_builders.execution.languages.cpp import leading_system_includes
+from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
 
 HEADERS = "/*\nReturn x + 1.\n*/\n#include<stdio.h>\n#include <vector>\nusing namespace std;\n"
@@ -60,8 +61,8 @@ def test_programs_with_the_same_includes_share_one_precompiled_prelude(tmp_path:
     need("cpp")
     other = SOURCE.replace("x + 1", "x + 2")
     with _executor(tmp_path, "a") as ex:
-        first = ex.run(ForeignProgram("cpp", SOURCE, TEST))
-        second = ex.run(ForeignProgram("cpp", other, TEST))
+        first = ex.run(Program(SOURCE, TEST, language="cpp"))
+        second = ex.run(Program(other, TEST, language="cpp"))
         (prelude,) = _preludes(ex)
     assert statuses(first) == ["pass", "wrong_answer"]
     assert statuses(second) == ["wrong_answer", "pass"]
@@ -79,11 +80,11 @@ def test_verdicts_do_not_depend_on_the_precompiled_header(tmp_path: Path) -> Non
     """The same program with its prelude's compiled form removed (GCC then reads the text)."""
     need("cpp")
     with _executor(tmp_path, "b") as ex:
-        with_pch = statuses(ex.run(ForeignProgram("cpp", SOURCE, TEST)))
+        with_pch = statuses(ex.run(Program(SOURCE, TEST, language="cpp")))
         (prelude,) = _preludes(ex)
     (prelude / "unice_prelude.h.gch").unlink()
     with _executor(tmp_path, "b") as ex:  # a fresh build cache, the same shared folder
-        without = statuses(ex.run(ForeignProgram("cpp", SOURCE, TEST)))
+        without = statuses(ex.run(Program(SOURCE, TEST, language="cpp")))
     assert with_pch == without == ["pass", "wrong_answer"]
 
 
@@ -91,7 +92,7 @@ def test_a_missing_leading_header_is_the_programs_compile_error(tmp_path: Path) 
     need("cpp")
     source = "#include<no_such_header_here.h>\n" + SOURCE
     with _executor(tmp_path, "c") as ex:
-        result = ex.run(ForeignProgram("cpp", source, TEST))
+        result = ex.run(Program(source, TEST, language="cpp"))
         (prelude,) = _preludes(ex)
     assert statuses(result) == ["compile_error", "compile_error"]
     assert "no_such_header_here.h" in result.outcomes[0].detail

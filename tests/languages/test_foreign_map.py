@@ -12,12 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import (
-    MAP_WINDOW_PER_WORKER,
-    ForeignExecutor,
-    ForeignProgram,
-)
-from data_builders.execution.types import ProgramResult, TestOutcome
+from data_builders.execution.foreign import MAP_WINDOW_PER_WORKER, ForeignExecutor
+from data_builders.execution.types import Program, ProgramResult, TestOutcome
 from tests.languages.conftest import LIMITS
 
 
@@ -28,7 +24,7 @@ def echo(tmp_path: Path) -> Iterator[tuple[ForeignExecutor, list[str]]]:
     lock = threading.Lock()
     rng = random.Random(0)
 
-    def run(program: ForeignProgram) -> ProgramResult:
+    def run(program: Program) -> ProgramResult:
         time.sleep(rng.random() * 0.004)
         with lock:
             ran.append(program.source)
@@ -41,10 +37,10 @@ def echo(tmp_path: Path) -> Iterator[tuple[ForeignExecutor, list[str]]]:
         yield executor, ran
 
 
-def _programs(n: int, pulled: list[int]) -> Iterator[ForeignProgram]:
+def _programs(n: int, pulled: list[int]) -> Iterator[Program]:
     for i in range(n):
         pulled.append(i)
-        yield ForeignProgram("cpp", str(i), "")
+        yield Program(str(i), "", language="cpp")
 
 
 def test_results_come_in_input_order(echo: tuple[ForeignExecutor, list[str]]) -> None:

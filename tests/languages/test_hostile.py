@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram
+from data_builders.execution.foreign import ForeignExecutor
 from data_builders.execution.languages import get_language
-from data_builders.execution.types import ProgramResult
+from data_builders.execution.types import Program, ProgramResult
 from tests.languages.conftest import LIMITS, need, open_executor, run, statuses
 
 ATTACK_LIMITS = replace(LIMITS, timeout=3.0)
@@ -145,7 +145,7 @@ def _full_sandbox(attacks) -> None:
 def results(attacks) -> dict[tuple[str, str], ProgramResult]:
     """Every attack of every installed language, run two at a time."""
     jobs = [
-        (lang, name, ForeignProgram(lang, source, test))
+        (lang, name, Program(source, test, language=lang))
         for lang, programs, test, _ in CASES
         if get_language(lang).missing_toolchain() is None
         for name, source in programs.items()

@@ -15,8 +15,8 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[cluster]')")
 
 from data_builders.execution.backend import ExecutorSettings, open_executor  # noqa: E402
-from data_builders.execution.foreign import ForeignExecutor, ForeignProgram  # noqa: E402
-from data_builders.execution.types import ProgramResult  # noqa: E402
+from data_builders.execution.foreign import ForeignExecutor  # noqa: E402
+from data_builders.execution.types import Program, ProgramResult  # noqa: E402
 from tests.conftest import label_locally_and_on_ray  # noqa: E402
 from tests.languages.conftest import LIMITS, need  # noqa: E402
 from tests.languages.test_programs import CPP, CPP_TEST, JS, JS_TEST  # noqa: E402
@@ -34,11 +34,11 @@ def cluster() -> Iterator[None]:
         ray.shutdown()
 
 
-def _programs() -> list[ForeignProgram]:
+def _programs() -> list[Program]:
     """Both languages mixed in one list, every kind of outcome; loops under 0.3 s."""
     kinds = ("correct", "wrong", "broken", "crash", "loop")
     programs = [
-        ForeignProgram(language, table[kind], test, timeout=0.3 if kind == "loop" else None)
+        Program(table[kind], test, timeout=0.3 if kind == "loop" else None, language=language)
         for kind in kinds
         for language, table, test in (("cpp", CPP, CPP_TEST), ("js", JS, JS_TEST))
     ]
