@@ -142,16 +142,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _validate(args: argparse.Namespace) -> None:
+    """Every check of the command line that reads no file: the common ones here, the
+    dataset's own (its options: e.g. a language) from its module's ``check_options``."""
+    from data_builders.dataset.datasets import dataset_named
+
     if args.dataset not in DATASETS:
         raise UserError(f"unknown dataset {args.dataset!r}; choose one of {', '.join(DATASETS)}")
-    if args.dataset == "humaneval-x" and not args.language:
-        raise UserError("build humaneval-x needs --language cpp|java|js|go|rust")
-    if args.dataset != "humaneval-x" and (args.language or args.problems_file):
-        raise UserError(
-            f"--language/--problems-file are for humaneval-x; {args.dataset} takes --source"
-        )
+    dataset_named(args.dataset).check_options(args)
     if args.problems_file and args.source and args.problems_file != args.source:
-        raise UserError("pass the HumanEval-X file once: --problems-file or --source")
+        raise UserError("pass the problem file once: --problems-file or --source")
     if not (args.samples or args.mutants or args.generate):
         raise UserError("no candidates: pass --samples FILE, --mutants K and/or --generate MODEL")
     if args.mutants < 0 or (args.n is not None and args.n < 1):
@@ -168,10 +167,6 @@ def _validate(args: argparse.Namespace) -> None:
                 f"--mutant-splits {args.mutant_splits!r}: give a comma-separated subset of "
                 "train,dev,test"
             )
-    if args.dataset == "humaneval-x" and (
-        args.mutants_of != "reference" or args.mutant_splits is not None
-    ):
-        raise UserError("--mutants-of/--mutant-splits are for Python datasets, not humaneval-x")
     if args.temperature is not None and args.temperature < 0:
         raise UserError("--temperature must be >= 0")
     if args.top_p is not None and not 0 < args.top_p <= 1:

@@ -48,6 +48,13 @@ class Dataset(Protocol):
         """The :mod:`data_builders.problems` module whose ``load_problems`` gives its tasks."""
         ...
 
+    def check_options(self, options: Any) -> None:
+        """What this dataset refuses among ``build``'s options, as a one-line ``UserError``,
+        from the options alone (no file read, no toolchain asked: ``build --check`` runs it
+        too). ``options``: ``build``'s parsed command line (``dataset``, ``language``,
+        ``problems_file``, ``mutants_of``, ``mutant_splits``, ...)."""
+        ...
+
     def check_request(self, request: Any) -> None:
         """What this dataset cannot build, as a one-line ``UserError``, before anything runs."""
         ...

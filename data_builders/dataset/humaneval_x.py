@@ -56,15 +56,23 @@ from data_builders.problems.humaneval_x import LANGUAGE_NAMES
 Case = tuple[Sequence[Any], Any]
 
 
+def check_options(options: Any) -> None:
+    """What HE-Eval-X refuses among ``build``'s options (or a ``BuildRequest``'s), in one
+    line: it needs a language, and mutants are of the reference in every split."""
+    if options.language not in LANGUAGE_NAMES:
+        raise UserError(
+            f"build humaneval-x needs --language, one of {', '.join(LANGUAGE_NAMES)} "
+            f"(got {options.language!r})"
+        )
+    if options.mutants_of != "reference" or options.mutant_splits is not None:
+        raise UserError("--mutants-of/--mutant-splits are for Python datasets, not humaneval-x")
+
+
 def check_request(request: Any) -> None:
     """What HE-Eval-X cannot do, each in one line, before anything runs."""
     from data_builders.execution.languages import get_language
 
-    if request.language not in LANGUAGE_NAMES:
-        raise UserError(
-            f"build humaneval-x needs --language, one of {', '.join(LANGUAGE_NAMES)} "
-            f"(got {request.language!r})"
-        )
+    check_options(request)
     if request.generate:
         from data_builders.candidates.local import is_local
 
@@ -406,6 +414,9 @@ class HumanEvalX:
         from data_builders.problems import humaneval_x
 
         return humaneval_x
+
+    def check_options(self, options: Any) -> None:
+        check_options(options)
 
     def check_request(self, request: Any) -> None:
         check_request(request)

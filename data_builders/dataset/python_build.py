@@ -43,8 +43,17 @@ class PythonDataset:
 
         return {"humaneval": humaneval, "mbpp": mbpp, "apps": apps}[self._source]
 
+    def check_options(self, options: Any) -> None:
+        from data_builders.errors import UserError
+
+        if options.language or getattr(options, "problems_file", None):
+            raise UserError(
+                f"--language/--problems-file are for a dataset in other languages (humaneval-x);"
+                f" {self.name} is Python and takes --source"
+            )
+
     def check_request(self, request: Any) -> None:
-        return None  # build's own checks cover the Python datasets
+        return None  # check_options and build's own checks cover the Python datasets
 
     def whole_program(self) -> bool:
         return self._whole_programs

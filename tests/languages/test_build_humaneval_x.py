@@ -284,6 +284,25 @@ def test_what_humaneval_x_cannot_do_is_one_line(tmp_path: Path, monkeypatch, cap
     assert not out.exists()
 
 
+def test_each_dataset_checks_its_own_options(tmp_path: Path, capsys) -> None:
+    """build knows no dataset by name: each dataset's module refuses what it cannot take
+    (issue 28), before anything is read or built."""
+    problems, samples = _inputs(tmp_path, "js")
+    out = tmp_path / "out"
+    no_language = [a for a in _argv("js", problems, samples, out) if a not in ("--language", "js")]
+    for argv, words in (
+        (no_language, "build humaneval-x needs --language"),
+        (
+            ["build", "mbpp", "--language", "js", "--samples", str(samples), "--out", str(out)],
+            "mbpp is Python and takes --source",
+        ),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
+    assert not out.exists()
+
+
 def test_offline_hub_names_problems_file(tmp_path: Path, monkeypatch, capsys) -> None:
     need("cpp")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
