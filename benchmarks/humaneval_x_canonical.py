@@ -27,7 +27,7 @@ from pathlib import Path
 
 import _harness
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program
 from data_builders.problems.humaneval_x import (
@@ -89,11 +89,11 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
             source, test = program_and_test(problem, canonical_solution(problem))
             programs.append(Program(source, test, language=language))
         started = time.monotonic()
-        with ForeignExecutor(
-            workers=args.workers, compile_servers=not args.no_compile_servers
+        with Executor(
+            language, workers=args.workers, compile_servers=not args.no_compile_servers
         ) as ex:
             results = list(ex.map(programs))
-            compiles, compile_wall = ex.compiles, ex.compile_seconds
+            compiles, compile_wall = ex.pool.compiles, ex.pool.compile_seconds
         wall = time.monotonic() - started
         counts = [r.n_tests for r in results]
         passed = sum(r.passed for r in results)

@@ -25,7 +25,7 @@ from pathlib import Path
 import _harness
 
 from data_builders.dataset.humaneval_x import humaneval_suites
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program
 from data_builders.languages.coverage import load_rows, translate_task
@@ -87,7 +87,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
                 )
             )
         started = time.monotonic()
-        with ForeignExecutor(workers=args.workers) as ex:
+        with Executor(language, workers=args.workers) as ex:
             results = list(ex.map(p for _, _, p in jobs))
         wall = time.monotonic() - started
         tests = sum(r.n_tests for r in results)

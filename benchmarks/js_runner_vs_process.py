@@ -21,7 +21,7 @@ from pathlib import Path
 import _harness
 
 from data_builders.errors import UserError
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program
 
 
@@ -43,7 +43,7 @@ def canonical_programs(problems_file: Path, limit: int) -> list[Program]:
 
 def timed(programs: list[Program], workers: int, runners: bool) -> tuple[float, int]:
     """Programs/s and how many passed every assertion (a first program warms each worker)."""
-    with ForeignExecutor(workers=workers, runners=runners) as executor:
+    with Executor("js", workers=workers, runners=runners) as executor:
         list(executor.map(programs[:workers]))
         started = time.monotonic()
         results = list(executor.map(programs))

@@ -99,7 +99,6 @@ def main() -> int:
 def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     if args.smoke:
         _harness.need_module("ray", "the Ray executor")
-    from data_builders.execution.ray_backend import RayExecutor
 
     problems = load_humaneval()
     samples = smoke_samples() if args.smoke else real_samples(args.real)
@@ -117,14 +116,15 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
 
     local_t, local = timed_run(lambda: Executor(workers=args.workers, limits=limits), programs)
 
-    def ray_executor() -> RayExecutor:
-        executor = RayExecutor(
+    def ray_executor() -> Executor:
+        executor = Executor(
             limits=limits,
+            backend="ray",
             num_cpus=args.ray_cpus,
             cpus_per_actor=args.cpus_per_actor,
             chunk_size=args.chunk_size,
         )
-        RAY_CONNECT.append(executor.connect_seconds)
+        RAY_CONNECT.append(executor.pool.connect_seconds)
         return executor
 
     ray_t, remote = timed_run(ray_executor, programs)

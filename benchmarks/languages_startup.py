@@ -19,7 +19,8 @@ import time
 
 import _harness
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
+from data_builders.execution.foreign import ForeignPool
 from data_builders.execution.languages import get_language
 
 PROGRAMS = {
@@ -59,7 +60,7 @@ PROGRAMS = {
 }
 
 
-_EX: list[ForeignExecutor] = []
+_EX: list[ForeignPool] = []
 
 
 def children_cpu() -> float:
@@ -68,7 +69,7 @@ def children_cpu() -> float:
     return _EX[0].run_cpu_seconds
 
 
-def measure(ex: ForeignExecutor, language: str, n: int, repeats: int) -> dict[str, float]:
+def measure(ex: ForeignPool, language: str, n: int, repeats: int) -> dict[str, float]:
     source, test, line, sep = PROGRAMS[language]
     asserts = sep.join(line.format(i=i, j=i + 1) for i in range(n))
     test = test.replace("{asserts}", asserts)
@@ -108,7 +109,9 @@ def main() -> None:
 def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
     if args.smoke and get_language("js").missing_toolchain():
         raise _harness.Skipped(get_language("js").missing_toolchain())
-    with ForeignExecutor(workers=1) as ex:
+    # one executor for every language measured: the compiled languages' pool runs them all
+    with Executor("cpp", workers=1) as executor:
+        ex = executor.pool
         _EX.append(ex)
         print(
             f"isolation {ex.isolation}; {args.asserts} assertions per program; mean of {args.repeats} runs"

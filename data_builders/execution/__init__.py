@@ -1,6 +1,10 @@
-"""Sandboxed, fast execution of untrusted Python programs against tests.
+"""Sandboxed, fast execution of untrusted programs against tests.
 
-See docs/execution.md for statuses, comparison rules, isolation levels and the threat model.
+One executor type for every language (:class:`Executor`, ``executor.py``): Python's programs
+run on its pool of pre-imported workers (``python_pool.py``), the compiled languages' on the
+foreign pool (``foreign.py``), either on Ray (``ray_backend.py``). See docs/execution.md for
+statuses, comparison rules, isolation levels and the threat model, docs/languages.md for the
+compiled languages.
 Every public name is imported lazily: worker processes import this package (for their own
 submodules), and each module they import makes every per-program fork dearer — the data
 model needs ``dataclasses`` and ``inspect``, the pool needs ``threading``, none of which a

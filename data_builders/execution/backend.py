@@ -15,10 +15,13 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.errors import UserError
 from data_builders.settings_file import check_known, read_mapping
+
+if TYPE_CHECKING:
+    from data_builders.execution.executor import Executor
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "executor.yaml"
 KINDS = ("local", "ray")
@@ -105,29 +108,25 @@ def settings_from_args(args: argparse.Namespace) -> ExecutorSettings:
 
 def open_executor(
     settings: ExecutorSettings, workers: int | None, limits: Any, language: str = "python"
-) -> Any:
-    """A context-managed executor with ``map``/``run``/``close`` for programs in ``language``:
-    the local pool or a Ray one.
+) -> Executor:
+    """The :class:`~data_builders.execution.executor.Executor` (context-managed, ``map``/
+    ``run``/``close``) for programs in ``language``, local or on Ray as ``settings`` say.
 
     Programs are :class:`~data_builders.execution.types.Program` objects in every language:
-    Python's (``limits`` an ``ExecutionLimits``) run on the Python executor; every other
-    language's (``tests`` the language's own test code, ``limits`` a ``ForeignLimits``)
-    on the foreign one, which runs programs of any compiled language, so a file that mixes
-    them passes any one of its languages here.
+    ``limits`` is an ``ExecutionLimits`` for Python, a ``ForeignLimits`` for every other
+    language (whose pool runs programs of any compiled language, so a file that mixes them
+    passes any one of its languages here). ``workers`` is the local backend's (with Ray each
+    actor runs one worker per CPU it holds).
     """
+    from data_builders.execution.executor import Executor
+
     check_language(language)
     if settings.executor == "local":
-        if language != "python":
-            from data_builders.execution.foreign import ForeignExecutor
-
-            return ForeignExecutor(workers=workers, limits=limits)
-        from data_builders.execution.executor import Executor
-
-        return Executor(workers=workers, limits=limits)
-    from data_builders.execution.ray_backend import RayExecutor
-
-    return RayExecutor(
+        return Executor(language, workers=workers, limits=limits)
+    return Executor(
+        language,
         limits=limits,
+        backend="ray",
         address=settings.ray_address,
         num_cpus=settings.ray_num_cpus,
         cpus_per_actor=settings.ray_cpus_per_actor,
@@ -135,18 +134,17 @@ def open_executor(
         chunks_per_actor=settings.ray_chunks_per_actor,
         chunk_retries=settings.ray_chunk_retries,
         placement_timeout=settings.ray_placement_timeout,
-        language=language,
     )
 
 
 def check_language(language: str) -> None:
     """A one-line error for a language no executor runs."""
-    from data_builders.execution.languages import ALIASES, LANGUAGES
+    from data_builders.execution.executor import canonical_language
 
-    if language != "python" and ALIASES.get(language.lower(), language.lower()) not in LANGUAGES:
-        raise UserError(
-            f"no executor for language {language!r} (supported: python, {', '.join(LANGUAGES)})"
-        )
+    try:
+        canonical_language(language)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 @contextlib.contextmanager
@@ -154,7 +152,7 @@ def executor_session(settings: ExecutorSettings) -> Iterator[None]:
     """One Ray session for every executor opened inside it.
 
     Why: ``build`` opens two executors in turn (reference runs and labelling need different
-    limits), and each ``RayExecutor`` would otherwise start a local Ray and shut it down, paying
+    limits), and each Ray executor would otherwise start a local Ray and shut it down, paying
     Ray's start-up twice. Executors opened inside join this session and leave it running; it is
     shut down here, if it was started here. The local pool needs no session.
     """

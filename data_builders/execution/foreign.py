@@ -23,7 +23,8 @@ judged here (``foreign_checks.py``); other cases (and every case of Java, Go, Ru
 their own verdict, counted per program as ``judged_in_program``. See docs/languages.md for
 what that means against a hostile program.
 
-This file is the executor (a program in, its outcomes out; ``map``; the lifecycle). The
+This file is the pool (a program in, its outcomes out; ``map``; the lifecycle) that
+:class:`~data_builders.execution.executor.Executor` runs every language but Python on. The
 compile side and the build cache: ``foreign_build.py``; running the cases and settling each
 process's reports: ``foreign_run.py``; watching one process: ``foreign_process.py``; the
 sandbox command: ``foreign_sandbox.py`` (the isolation level: ``isolation.py``; the run's
@@ -37,7 +38,6 @@ import collections
 import concurrent.futures
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -70,8 +70,10 @@ class ToolchainMissingError(RuntimeError):
     """A language's compiler or runtime is not installed (the message says what to install)."""
 
 
-class ForeignExecutor(Compiling, Running):
-    """Compile and run foreign-language programs, one status per assertion.
+class ForeignPool(Compiling, Running):
+    """Compile and run foreign-language programs, one status per assertion: the pool behind
+    :class:`~data_builders.execution.executor.Executor` for every language but Python (it
+    runs programs of any of them, each by its ``Program.language``).
 
     Args:
         workers: programs run at once (threads; each program is its own processes).
@@ -132,12 +134,6 @@ class ForeignExecutor(Compiling, Running):
         self.compiles = 0
         self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see Tree)
         self.processes = 0
-
-    def __enter__(self) -> ForeignExecutor:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -218,24 +214,15 @@ class ForeignExecutor(Compiling, Running):
 
     @property
     def n_workers(self) -> int:
-        """Programs run at once (the Python executor's name for it)."""
+        """Programs run at once (``Executor.n_workers``)."""
         return self.workers
 
-    def map(
-        self, programs: Iterable[Program], progress: str | None = None
-    ) -> Iterator[ProgramResult]:
-        """Results in input order, ``workers`` programs at a time (``progress``: a label for
-        a progress bar on stderr).
+    def map(self, programs: Iterable[Program]) -> Iterator[ProgramResult]:
+        """Results in input order, ``workers`` programs at a time.
 
         ``programs`` is read lazily: at most ``MAP_WINDOW_PER_WORKER * workers`` programs are
         submitted and not yet yielded, so a long input (a generator of a labelling job's
         programs) is never all in memory, and a map stopped early runs little beyond it."""
-        from tqdm import tqdm
-
-        total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
-        bar = tqdm(
-            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
-        )
         pool = self._thread_pool()
         window = MAP_WINDOW_PER_WORKER * self.workers
         pending: collections.deque[concurrent.futures.Future[ProgramResult]] = collections.deque()
@@ -244,15 +231,12 @@ class ForeignExecutor(Compiling, Running):
                 pending.append(pool.submit(self.run, program))
                 if len(pending) >= window:
                     yield pending.popleft().result()
-                    bar.update(1)
             while pending:
                 yield pending.popleft().result()
-                bar.update(1)
         finally:  # a map stopped early does not run the programs nobody will read
             for future in pending:
                 future.cancel()
             concurrent.futures.wait(pending)
-            bar.close()
 
     def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
         """The executor's worker threads, kept across ``map`` calls so that each keeps its

@@ -1,4 +1,4 @@
-"""Compiling a driver for ``ForeignExecutor`` (``foreign.py``): the build cache (by the hash of
+"""Compiling a driver for ``ForeignPool`` (``foreign.py``): the build cache (by the hash of
 the driver's files and the command; a build made once is reused by every run), a language's
 shared prelude and warm compiler, and the compile sandbox (bubblewrap, no network, writes
 only into the build folder, its own CPU/memory/output limits; a failure is ``compile_error``).
@@ -35,7 +35,7 @@ class Build:
 
 
 class Compiling:
-    """``ForeignExecutor``'s compile side (a mixin: the state is the executor's, made in its
+    """``ForeignPool``'s compile side (a mixin: the state is the executor's, made in its
     ``__init__``; ``_sandboxed`` is its sandbox command)."""
 
     limits: ForeignLimits

@@ -1,4 +1,4 @@
-"""Running a built driver's cases for ``ForeignExecutor`` (``foreign.py``): one process runs
+"""Running a built driver's cases for ``ForeignPool`` (``foreign.py``): one process runs
 every case (or one program in the language's long-lived runner); the host watches the CPU
 time and resident memory of the sandboxed process tree per case (``foreign_process.py``),
 kills the process group on a limit, and resumes the remaining cases in a fresh process after
@@ -29,7 +29,7 @@ RUNNER_CPU_SECONDS = 24 * 3600
 
 
 class Running:
-    """``ForeignExecutor``'s run side (a mixin: the state is the executor's, made in its
+    """``ForeignPool``'s run side (a mixin: the state is the executor's, made in its
     ``__init__``; ``_sandboxed`` is its sandbox command)."""
 
     limits: ForeignLimits

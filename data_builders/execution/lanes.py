@@ -1,9 +1,10 @@
 """Host side of the pool: one *lane* (a thread) per worker runs programs from a shared feed.
 
-``Executor.run`` and ``Executor.map`` both go through here. A lane takes the next program,
-sends its job, reads one message per test, and hands the result to the feed, which gives
-results back in input order. A worker that dies or stalls is replaced and the program resumes
-after the test it was on (that test is labelled ``runtime_error`` or ``timeout``).
+``PythonPool.run`` and ``PythonPool.map`` (Python's pool, ``python_pool.py``) go through
+here. A lane takes the next program, sends its job, reads one message per test, and hands the
+result to the feed, which gives results back in input order. A worker that dies or stalls is
+replaced and the program resumes after the test it was on (that test is labelled
+``runtime_error`` or ``timeout``).
 
 Programs that import a heavy library (numpy, torch, ...) all go to one *router* lane, whose
 worker's import zygote then imports each library once for the whole pool instead of once per

@@ -1,11 +1,12 @@
-"""Run programs on a Ray cluster: chunks handed to actors that each own a local Executor.
+"""Run programs on a Ray cluster: chunks handed to actors that each own a local pool.
 
-Why actors wrapping the local executor, not one Ray task per program: a program costs
-milliseconds, a Ray task about a millisecond of overhead plus a fresh process's imports; and
-everything that makes labels trustworthy and fast (the sandbox, persistent pre-imported
-workers, the import zygote, per-test CPU limits) already lives in
-:class:`~data_builders.execution.executor.Executor`. So each actor holds one Executor with a
-worker per CPU it was given, and receives programs in chunks.
+This is the pool behind :class:`~data_builders.execution.executor.Executor` with
+``backend="ray"`` (for every language). Why actors wrapping the local executor, not one Ray
+task per program: a program costs milliseconds, a Ray task about a millisecond of overhead
+plus a fresh process's imports; and everything that makes labels trustworthy and fast (the
+sandbox, persistent pre-imported workers, the import zygote, per-test CPU limits) already
+lives in the local pools (``pools.py``). So each actor holds one local pool with a worker per
+CPU it was given, and receives programs in chunks.
 
 What the caller sees is the local executor's contract: ``map`` yields results in input order
 (``label`` and ``build`` write them through their usual resumable output), ``run`` runs one
@@ -15,17 +16,16 @@ actor dies (its node lost, its process killed), its unfinished chunks are handed
 actors (and to a replacement actor, once Ray has placed it): a chunk is never yielded twice,
 because only a finished chunk's results are kept and only the first is used.
 
-Each actor runs ``chunks_per_actor`` chunks at once on its one Executor, so its workers pick
+Each actor runs ``chunks_per_actor`` chunks at once on its one pool, so its workers pick
 up the next chunk while the current one's slowest program finishes, instead of idling.
 
 This file holds the actor and the executor (its actors' lifecycle: placing, readiness,
 replacing a lost one, closing); one ``map``'s chunks (reading ahead, handing out, ordering,
 retrying): ``ray_schedule.py``.
 
-Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: with
-``language`` other than ``"python"`` each actor holds a
-:class:`~data_builders.execution.foreign.ForeignExecutor` (a worker thread per CPU, its own
-build cache, compile server and runners) and the chunks hold
+Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: each actor's
+local pool is the ``language``'s (for a compiled one, a worker thread per CPU, its
+own build cache, compile server and runners) and the chunks hold
 :class:`~data_builders.execution.types.Program` objects in that language.
 """
 
@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from data_builders.errors import UserError
+from data_builders.execution.pools import open_local_pool
 from data_builders.execution.ray_schedule import Schedule
 from data_builders.execution.types import ExecutionLimits, ProgramResult
 
@@ -50,8 +51,8 @@ CLOSE_SECONDS = 10.0  # an actor's executor gets this long to close before the a
 
 
 class ChunkRunner:
-    """The actor: one local sandboxed executor on its node, labelling chunks of programs
-    (Python's :class:`Executor`, or the foreign one for another ``language``).
+    """The actor: the local pool of ``language`` (what ``Executor(language)`` runs on) on its
+    node, labelling chunks of programs.
 
     ``die_on_chunk`` is a test hook: the actor's process exits (as on a lost node) when it is
     handed its ``die_on_chunk``-th chunk, before returning anything for it.
@@ -65,17 +66,10 @@ class ChunkRunner:
         die_on_chunk: int | None = None,
         language: str = "python",
     ) -> None:
-        if language == "python":
-            from data_builders.execution.executor import Executor
-
-            self._executor: Any = Executor(workers=workers, limits=limits, isolation=isolation)
-            # concurrent map calls share the pool that the first map creates: create it now
-            for _ in self._executor.map([]):
-                pass
-        else:
-            from data_builders.execution.foreign import ForeignExecutor
-
-            self._executor = ForeignExecutor(workers=workers, limits=limits, isolation=isolation)
+        self._executor = open_local_pool(language, workers, limits, isolation, {})
+        # concurrent map calls share the pool that the first map creates: create it now
+        for _ in self._executor.map([]):
+            pass
         self._die_on_chunk = die_on_chunk
         self._chunks = 0
         self._lock = threading.Lock()
@@ -167,14 +161,13 @@ def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
     return tuple(getattr(ray.exceptions, name) for name in names if hasattr(ray.exceptions, name))
 
 
-class RayExecutor:
-    """The local executor's interface (``map``, ``run``, ``close``, ``isolation``,
-    ``n_workers``) over actors on a Ray cluster.
+class RayPool:
+    """The pool behind ``Executor(language, backend="ray")``: ``map``, ``run``, ``close``,
+    ``isolation``, ``n_workers`` over actors on a Ray cluster.
 
     Args:
-        limits: resource limits every actor's executor applies (as ``Executor(limits=...)``,
-            or ``ForeignExecutor(limits=...)`` for another language; default: the language's
-            defaults).
+        limits: resource limits every actor's executor applies (as ``Executor(limits=...)``;
+            default: the language's defaults).
         address: ``None`` starts a local Ray with ``num_cpus`` CPUs; ``"auto"`` or
             ``HOST:PORT`` joins a running cluster. An already initialised Ray is used as is.
         cpus_per_actor: each actor holds this many CPUs and runs that many workers; None:
@@ -185,9 +178,7 @@ class RayExecutor:
         chunk_retries: how often a chunk whose actor died is handed out again.
         placement_timeout: seconds without any live actor before giving up.
         die_on_chunk: test hook, see :class:`ChunkRunner` (given to the first actor only).
-        language: ``"python"`` or another language the foreign executor runs (programs
-            are :class:`Program` objects either way; with another language, of any compiled
-            language).
+        language: the actors' executors' language (``Executor``'s ``language``).
     """
 
     def __init__(
@@ -300,44 +291,26 @@ class RayExecutor:
         self._spawn(cpus, node)
 
     # -- running --------------------------------------------------------------------------
-    def map(self, programs: Iterable[Any], progress: str | None = None) -> Iterator[ProgramResult]:
+    def map(self, programs: Iterable[Any]) -> Iterator[ProgramResult]:
         """Results of ``programs`` in input order (the input is read a bounded stretch ahead).
 
-        Args:
-            programs: any iterable of programs; with a length, chunks shrink so that every
-                actor gets work even on short lists.
-            progress: a label for a progress bar on stderr, or None for no bar.
-        """
-        from tqdm.auto import tqdm
-
+        ``programs``: any iterable of programs; with a length, chunks shrink so that every
+        actor gets work even on short lists."""
         if not self._actors and not self._placing:
-            raise RuntimeError("this RayExecutor is closed")
+            raise RuntimeError("this Executor is closed")
         total = len(programs) if hasattr(programs, "__len__") else None  # type: ignore[arg-type]
         size = self._chunk_size
         if total:
             slots = max(1, len(self._actors)) * self._depth
             size = max(1, min(size, math.ceil(total / slots)))
-        bar = tqdm(
-            total=total, desc=progress, unit="prog", file=sys.stderr, disable=progress is None
-        )
-        try:
-            for results in Schedule(self, iter(programs), size).chunks():
-                yield from results
-                bar.update(len(results))
-        finally:
-            bar.close()
+        for results in Schedule(self, iter(programs), size).chunks():
+            yield from results
 
     def run(self, program: Any) -> ProgramResult:
         """Run one program on some actor."""
         return next(iter(self.map([program])))
 
     # -- lifetime -------------------------------------------------------------------------
-    def __enter__(self) -> RayExecutor:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def close(self) -> None:
         """Stop the actors (their executors with them), and the local Ray if started here.
 

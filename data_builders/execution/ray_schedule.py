@@ -21,7 +21,7 @@ from data_builders.execution.types import ProgramResult
 class Schedule:
     """One ``map``: numbered chunks out to actors, finished chunks back in order.
 
-    ``owner`` is the :class:`~data_builders.execution.ray_backend.RayExecutor` whose actors
+    ``owner`` is the :class:`~data_builders.execution.ray_backend.RayPool` whose actors
     run the chunks (not imported here: it imports this module).
     """
 

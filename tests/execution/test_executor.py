@@ -137,7 +137,7 @@ def test_a_worker_killed_from_outside_is_replaced() -> None:
     with Executor(workers=1, limits=ExecutionLimits(timeout=1.0)) as ex:
         program = Program("def f():\n    return 1\n", [CallTest([], 1)], entry_point="f")
         assert ex.run(program).passed
-        (worker,) = ex._workers
+        (worker,) = ex.pool._workers
         os.kill(worker.proc.pid, signal.SIGKILL)
         worker.proc.wait()
         assert ex.run(program).passed  # respawned; the innocent program is not blamed

@@ -93,7 +93,7 @@ def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(ray_backend, "import_ray", lambda: fake)
     with executor_session(ExecutorSettings(executor="ray")):
         assert fake.inits == 1
-        # what each RayExecutor does when it opens: joins, and so will not shut it down
+        # what each Ray executor does when it opens: joins, and so will not shut it down
         assert ray_backend.connect(None, None) is False
         assert ray_backend.connect(None, None) is False
     assert (fake.inits, fake.shutdowns, fake.running) == (1, 1, False)
@@ -106,13 +106,27 @@ def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPat
     assert fake.inits == 1
 
 
-def test_open_executor_picks_the_executor_by_language() -> None:
+def test_open_executor_gives_one_executor_type_for_every_language() -> None:
+    """``open_executor`` returns an :class:`Executor` for Python and for C++ alike (issue 28);
+    the language only picks the pool behind it."""
     from data_builders.execution.backend import open_executor
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
+    from data_builders.execution.foreign import ForeignPool
     from data_builders.execution.foreign_limits import ForeignLimits
+    from data_builders.execution.python_pool import PythonPool
+    from data_builders.execution.types import ExecutionLimits
 
-    with open_executor(ExecutorSettings(), 1, ForeignLimits(), "C++") as executor:
-        assert isinstance(executor, ForeignExecutor) and executor.n_workers == 1
+    with open_executor(ExecutorSettings(), 1, ForeignLimits(), "C++") as cpp:
+        assert type(cpp) is Executor and cpp.language == "cpp" and cpp.n_workers == 1
+        assert isinstance(cpp.pool, ForeignPool)
+    limits = ExecutionLimits(timeout=1.0)
+    with open_executor(ExecutorSettings(), 1, limits, "python") as python:
+        assert type(python) is Executor and python.language == "python"
+        assert isinstance(python.pool, PythonPool) and python.limits is limits
+    with pytest.raises(ValueError, match="no executor for language 'cobol'"):
+        Executor("cobol")
+    with pytest.raises(ValueError, match="workers is the local backend's"):
+        Executor("cpp", workers=2, backend="ray")
     with pytest.raises(
         UserError, match="no executor for language 'cobol' \\(supported: python, cpp"
     ):

@@ -142,11 +142,11 @@ def test_a_level_asked_for_is_met_or_an_error_naming_it_and_why(monkeypatch) -> 
 
 
 def test_foreign_fallback_warns_once(monkeypatch, capsys, tmp_path) -> None:
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
 
     _without(monkeypatch, bwrap=False)
     monkeypatch.setattr(isolation, "_WARNED", set())
     for _ in range(2):
-        with ForeignExecutor(workers=1, cache_dir=tmp_path) as ex:
+        with Executor("cpp", workers=1, cache_dir=tmp_path) as ex:
             assert ex.isolation == "rlimits"
     assert capsys.readouterr().err.count("warning: foreign programs run with rlimits only") == 1

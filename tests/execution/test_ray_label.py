@@ -31,7 +31,6 @@ from data_builders.execution import (  # noqa: E402
     ProgramResult,
     StdioTest,
 )
-from data_builders.execution.ray_backend import RayExecutor  # noqa: E402
 from data_builders.problems.humaneval import load_humaneval  # noqa: E402
 from tests.conftest import label_locally_and_on_ray  # noqa: E402
 
@@ -107,7 +106,7 @@ def local_results() -> list[tuple]:
 
 def test_ray_results_equal_the_local_executor(cluster: str, local_results: list[tuple]) -> None:
     programs = _programs()
-    with RayExecutor(limits=LIMITS, cpus_per_actor=1, chunk_size=2) as executor:
+    with Executor(limits=LIMITS, backend="ray", cpus_per_actor=1, chunk_size=2) as executor:
         assert executor.n_workers == 2  # two actors of one worker each
         results = [_comparable(r) for r in executor.map(iter(programs))]  # no len: size 2
         assert _comparable(executor.run(programs[0])) == local_results[0]
@@ -122,9 +121,11 @@ def test_a_lost_actor_s_chunks_are_retried_once_each(
 ) -> None:
     """The first actor exits when handed its second chunk (as on a lost node): that chunk
     and any other it held are labelled again elsewhere; nothing is lost or repeated."""
-    with RayExecutor(limits=LIMITS, cpus_per_actor=1, chunk_size=2, die_on_chunk=2) as executor:
+    with Executor(
+        limits=LIMITS, backend="ray", cpus_per_actor=1, chunk_size=2, die_on_chunk=2
+    ) as executor:
         results = [_comparable(r) for r in executor.map(_programs())]
-        assert executor.replaced == 1
+        assert executor.pool.replaced == 1
     assert len(results) == len(local_results)
     assert results == local_results
 
@@ -241,4 +242,4 @@ def test_an_actor_that_cannot_start_is_a_one_line_error(cluster: str) -> None:
     from data_builders.errors import UserError
 
     with pytest.raises(UserError, match="could not start its executor: .*isolation must be"):
-        RayExecutor(limits=LIMITS, cpus_per_actor=2, isolation="none")
+        Executor(limits=LIMITS, backend="ray", cpus_per_actor=2, isolation="none")

@@ -114,11 +114,11 @@ def test_modules_planted_by_a_program_are_never_imported_by_worker_or_zygote() -
     user = "from fractions import Fraction\ndef f(x):\n    return str(Fraction(x, 2))\n"
     limits = ExecutionLimits(timeout=2.0)
     with Executor(workers=1, limits=limits, shared_imports=("fractions",)) as ex:
-        pid = ex._workers[0].proc.pid
+        pid = ex.pool._workers[0].proc.pid
         assert ex.run(Program(planter, [CallTest([1], 1)], entry_point="f")).passed
         result = ex.run(Program(user, [CallTest([1], "1/2")], entry_point="f"))
         assert result.passed, result.outcomes[0].detail
-        assert ex._workers[0].proc.pid == pid  # the worker never died on a planted shutil
+        assert ex.pool._workers[0].proc.pid == pid  # the worker never died on a planted shutil
 
 
 def test_one_module_name_as_a_string_is_refused_clearly() -> None:

@@ -1,5 +1,8 @@
 """Shared fixtures for the foreign-language tests: one executor (and build cache) per session.
 
+The executor is opened for C++ and runs the other compiled languages' programs too (one pool
+runs every compiled language, each program by its ``language``).
+
 Each language's tests skip, with the reason, where its toolchain is not installed; the
 sandbox level is whatever this machine offers (bubblewrap + seccomp where installed).
 """
@@ -10,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program, ProgramResult
@@ -22,14 +25,15 @@ LIMITS = ForeignLimits(
 
 def open_executor(
     limits: ForeignLimits, tmp_path_factory: pytest.TempPathFactory, name: str
-) -> Iterator[ForeignExecutor]:
+) -> Iterator[Executor]:
     """2 workers with ``limits``; builds cached in a fresh ``name`` folder while it is open."""
-    with ForeignExecutor(workers=2, limits=limits, cache_dir=tmp_path_factory.mktemp(name)) as ex:
+    builds = tmp_path_factory.mktemp(name)
+    with Executor("cpp", workers=2, limits=limits, cache_dir=builds) as ex:
         yield ex
 
 
 @pytest.fixture(scope="session")
-def foreign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignExecutor]:
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Executor]:
     """2 workers, 1 s CPU per assertion, 256 MB; builds cached for the whole session."""
     yield from open_executor(LIMITS, tmp_path_factory, "builds")
 
@@ -41,7 +45,7 @@ def need(language: str) -> None:
         pytest.skip(missing)
 
 
-def run(ex: ForeignExecutor, language: str, source: str, test: str) -> ProgramResult:
+def run(ex: Executor, language: str, source: str, test: str) -> ProgramResult:
     need(language)
     return ex.run(Program(source, test, language=language))
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from data_builders.execution import foreign
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages import get_language
 
 SOURCE = "function add(a, b) {\n  return a + b;\n}\n"
@@ -27,7 +27,8 @@ def test_a_build_being_removed_is_built_again_not_run(monkeypatch) -> None:
         time.sleep(0.3)
         real_rmtree(path, ignore_errors=ignore_errors)
 
-    with ForeignExecutor(workers=2, isolation="rlimits") as ex:
+    with Executor("js", workers=2, isolation="rlimits") as executor:
+        ex = executor.pool
         first = ex._build(language, driver.files, driver.mode, driver.prelude)
         assert (first.path / "main.js").exists()
         monkeypatch.setattr(foreign.shutil, "rmtree", slow_rmtree)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages.cpp import leading_system_includes
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
@@ -43,8 +43,9 @@ def test_leading_system_includes(source: str, expected: list[str]) -> None:
     assert leading_system_includes(source) == expected
 
 
-def _executor(tmp_path: Path, name: str) -> ForeignExecutor:
-    return ForeignExecutor(
+def _executor(tmp_path: Path, name: str) -> Executor:
+    return Executor(
+        "cpp",
         workers=1,
         limits=LIMITS,
         cache_dir=tmp_path / f"builds-{name}",
@@ -52,8 +53,8 @@ def _executor(tmp_path: Path, name: str) -> ForeignExecutor:
     )
 
 
-def _preludes(ex: ForeignExecutor) -> list[Path]:
-    root = ex.shared_cache_dir / "cpp" / "prelude"
+def _preludes(ex: Executor) -> list[Path]:
+    root = ex.pool.shared_cache_dir / "cpp" / "prelude"
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []
 
 

@@ -182,11 +182,15 @@ JS_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def js_process_per_program(tmp_path_factory: pytest.TempPathFactory):
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
     from tests.languages.conftest import LIMITS
 
-    with ForeignExecutor(
-        workers=2, limits=LIMITS, cache_dir=tmp_path_factory.mktemp("js-forge"), runners=False
+    with Executor(
+        "js",
+        workers=2,
+        limits=LIMITS,
+        cache_dir=tmp_path_factory.mktemp("js-forge"),
+        runners=False,
     ) as ex:
         yield ex
 

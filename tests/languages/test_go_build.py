@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages import go_build
 from data_builders.execution.languages.go import QUOTES
 from data_builders.execution.types import Program
@@ -74,7 +74,7 @@ def test_testmain_lists_tests_in_order_and_defers_what_it_cannot_write() -> None
 def test_direct_builds_give_go_test_c_statuses(tmp_path: Path, monkeypatch) -> None:
     need("go")
     builds = tmp_path / "builds"
-    with ForeignExecutor(workers=2, limits=LIMITS, cache_dir=builds) as ex:
+    with Executor("go", workers=2, limits=LIMITS, cache_dir=builds) as ex:
         ex.run(Program(PROGRAMS["right"], TEST.replace("F(1))", "F(1)) "), language="go"))  # warm
         names = sorted(PROGRAMS)
         results = ex.map(Program(PROGRAMS[n], TEST, language="go") for n in names)
@@ -83,7 +83,7 @@ def test_direct_builds_give_go_test_c_statuses(tmp_path: Path, monkeypatch) -> N
     # the three that build directly, and the warm-up where the shared Go cache was warm
     assert len(made) in (len(DIRECT), len(DIRECT) + 1)
     monkeypatch.setattr(go_build, "build_argv", lambda build, folder, fallback: fallback)
-    with ForeignExecutor(workers=2, limits=LIMITS, cache_dir=tmp_path / "plain") as ex:
+    with Executor("go", workers=2, limits=LIMITS, cache_dir=tmp_path / "plain") as ex:
         results = ex.map(Program(PROGRAMS[n], TEST, language="go") for n in names)
         fallback = {n: statuses(r) for n, r in zip(names, results, strict=True)}
     assert direct == fallback == EXPECTED

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program, ProgramResult
 from tests.languages.conftest import LIMITS, need, open_executor, run, statuses
@@ -130,7 +130,7 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def attacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignExecutor]:
+def attacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Executor]:
     """2 workers, 3 s CPU per assertion, 256 MB (see the module docstring for why 3 s)."""
     yield from open_executor(ATTACK_LIMITS, tmp_path_factory, "attack-builds")
 

@@ -157,16 +157,16 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
     need("js")
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.foreign import ForeignPool
 
     limits_seen = []
-    original_run = ForeignExecutor.run
+    original_run = ForeignPool.run
 
     def recording_run(self, program):
         limits_seen.append(program.test_timeouts)
         return original_run(self, program)
 
-    monkeypatch.setattr(ForeignExecutor, "run", recording_run)
+    monkeypatch.setattr(ForeignPool, "run", recording_run)
     problems = _write(tmp_path / "humaneval_js.jsonl", [JS_TASK])
     looping = "  if (x === 2) { while (true) {} }\n  return x + 1\n}\n"
     samples = _write(
@@ -198,7 +198,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
     """Rows go to OUT.partial as they come (as for Python samples): a rerun labels only the
     rest, and the file equals an uninterrupted run's."""
     need("js")
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.foreign import ForeignPool
 
     problems = _write(tmp_path / "humaneval_js.jsonl", [JS_TASK])
     completions = [JS_TASK["canonical_solution"], "  return x\n}\n", "  return x + 1\n}\n"]
@@ -210,7 +210,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
             "--samples", str(samples), "--workers", "1", "--timeout", "3"]  # fmt: skip
     straight, out = tmp_path / "straight.jsonl", tmp_path / "out.jsonl"
     assert main([*argv, "--out", str(straight)]) == 0
-    original_run, runs = ForeignExecutor.run, []
+    original_run, runs = ForeignPool.run, []
 
     def interrupted(self, program):
         runs.append(program.source)
@@ -218,7 +218,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
             raise KeyboardInterrupt
         return original_run(self, program)
 
-    monkeypatch.setattr(ForeignExecutor, "run", interrupted)
+    monkeypatch.setattr(ForeignPool, "run", interrupted)
     assert main([*argv, "--out", str(out)]) == 130
     assert not out.exists()
     assert len(out.with_name("out.jsonl.partial").read_text().splitlines()) == 1

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignExecutor
+from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
 from tests.languages.test_hostile import FIND_JS, JS_TEST, LEAVE_JS
@@ -26,11 +26,11 @@ TWO_CASES = JS_TEST  # attack() === 0, then ok() === 1
 @pytest.fixture
 def one_runner(tmp_path: Path):
     need("js")
-    with ForeignExecutor(workers=1, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
+    with Executor("js", workers=1, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
         yield ex
 
 
-def _run(ex: ForeignExecutor, source: str, test: str = TWO_CASES) -> list[str]:
+def _run(ex: Executor, source: str, test: str = TWO_CASES) -> list[str]:
     return statuses(ex.run(Program(source, test, language="js")))
 
 
@@ -39,16 +39,16 @@ def test_statuses_equal_one_process_per_program(tmp_path: Path) -> None:
     kinds = list(JS)
     got = {}
     for runners in (True, False):
-        with ForeignExecutor(
-            workers=1, limits=LIMITS, cache_dir=tmp_path / f"b{runners}", runners=runners
+        with Executor(
+            "js", workers=1, limits=LIMITS, cache_dir=tmp_path / f"b{runners}", runners=runners
         ) as ex:
             got[runners] = [_run(ex, JS[k], THREE_CASES) for k in kinds]
             if runners:
-                assert ex.processes < len(kinds)  # the runner did run them
+                assert ex.pool.processes < len(kinds)  # the runner did run them
     assert got[True] == got[False]
 
 
-def test_globals_and_builtins_start_fresh(one_runner: ForeignExecutor) -> None:
+def test_globals_and_builtins_start_fresh(one_runner: Executor) -> None:
     spoil = (
         "const ok = () => 1\nconst attack = () => {\n"
         "  globalThis.leaked = 7; Array.prototype.includes = () => true\n"
@@ -62,12 +62,12 @@ def test_globals_and_builtins_start_fresh(one_runner: ForeignExecutor) -> None:
     assert _run(one_runner, check) == ["pass", "pass"]
 
 
-def test_no_files_left_for_the_next_program(one_runner: ForeignExecutor) -> None:
+def test_no_files_left_for_the_next_program(one_runner: Executor) -> None:
     assert _run(one_runner, LEAVE_JS) == ["pass", "pass"]
     assert _run(one_runner, FIND_JS) == ["pass", "pass"]
 
 
-def test_a_forged_end_line_does_not_end_the_run(one_runner: ForeignExecutor) -> None:
+def test_a_forged_end_line_does_not_end_the_run(one_runner: Executor) -> None:
     forge = (
         "const ok = () => 2\nconst attack = () => {\n  const fs = require('fs')\n"
         "  const fd = Number(process.argv[3])\n"
@@ -96,23 +96,23 @@ FRESH = (
     ],
     ids=["timeout", "undeletable_scratch", "runtime_killed"],
 )
-def test_a_spoiled_runner_is_replaced(one_runner: ForeignExecutor, attack: str, expected) -> None:
+def test_a_spoiled_runner_is_replaced(one_runner: Executor, attack: str, expected) -> None:
     """A timeout (the runner is killed), a scratch folder it cannot empty (the runner retires
     itself), the runtime killed from inside: the next program runs in a fresh runner."""
     source = f"const ok = () => 1\nconst attack = () => {{ {attack} }}\n"
     assert _run(one_runner, source)[0] == expected
-    before = one_runner.processes
+    before = one_runner.pool.processes
     assert before >= 1  # the spoiled runner is gone
     assert _run(one_runner, FRESH) == ["pass", "pass"]
-    assert one_runner.processes == before  # it ran in the new runner, which is still up
+    assert one_runner.pool.processes == before  # it ran in the new runner, which is still up
 
 
 def test_map_after_map_reuses_the_runners(tmp_path: Path) -> None:
     """A build maps chunk after chunk: each worker thread keeps its one runner."""
     need("js")
-    with ForeignExecutor(workers=2, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
+    with Executor("js", workers=2, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
         for _ in range(3):
             chunk = [Program(JS["correct"], THREE_CASES, language="js") for _ in range(4)]
             assert [statuses(r) for r in ex.map(chunk)] == [["pass"] * 3] * 4
-        assert 1 <= len(ex._runners) <= 2
-        assert ex.processes == 0
+        assert 1 <= len(ex.pool._runners) <= 2
+        assert ex.pool.processes == 0

@@ -186,21 +186,21 @@ def test_go_statuses(foreign) -> None:
 
 def test_builds_are_reused(foreign) -> None:
     """A program compiled once is not compiled again (same driver, same hash)."""
-    before = foreign.compiles
+    before = foreign.pool.compiles
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
     run(foreign, "cpp", CPP["correct"], CPP_TEST)
-    assert foreign.compiles - before <= 1
+    assert foreign.pool.compiles - before <= 1
 
 
 def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
     """The warm javac server (default) and one javac per program give the same statuses."""
     need("java")
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
     from tests.languages.conftest import LIMITS
 
     programs = [Program(JAVA[k], JAVA_TEST, language="java") for k in ("correct", "broken")]
-    with ForeignExecutor(
-        workers=2, limits=LIMITS, cache_dir=tmp_path, compile_servers=False
+    with Executor(
+        "java", workers=2, limits=LIMITS, cache_dir=tmp_path, compile_servers=False
     ) as plain:
         by_command_line = [statuses(r) for r in plain.map(programs)]
     assert by_command_line == [statuses(r) for r in foreign.map(programs)] == [[P, P, P], [C, C, C]]
@@ -219,14 +219,14 @@ def test_errors_carry_their_message(results, language: str, kind: str, text: str
 def test_a_temporary_cache_keeps_builds_only_while_used() -> None:
     """Without a cache_dir, a finished program's build is removed (and rebuilt if needed)."""
     need("cpp")
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
     from tests.languages.conftest import LIMITS
 
-    with ForeignExecutor(workers=1, limits=LIMITS) as ex:
+    with Executor("cpp", workers=1, limits=LIMITS) as ex:
         for _ in range(2):
             assert statuses(ex.run(Program(CPP["wrong"], CPP_TEST, language="cpp"))) == [P, P, W]
-        assert not [p for p in (ex.cache_dir / "cpp").iterdir()]
-        assert ex.compiles == 2
+        assert not [p for p in (ex.pool.cache_dir / "cpp").iterdir()]
+        assert ex.pool.compiles == 2
 
 
 def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
@@ -234,12 +234,12 @@ def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
     need("js")
     import dataclasses
 
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
     from tests.languages.conftest import LIMITS
 
     hang = "const f = (x) => {\n  while (true) {}\n}\n"
     limits = dataclasses.replace(LIMITS, after_timeout=0.2)
-    with ForeignExecutor(workers=1, limits=limits, cache_dir=tmp_path) as ex:
+    with Executor("js", workers=1, limits=limits, cache_dir=tmp_path) as ex:
         result = ex.run(Program(hang, JS_TEST, language="js"))
     assert statuses(result) == [T, T, T]
     first, *rest = [o.time for o in result.outcomes]
@@ -249,14 +249,18 @@ def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
 def test_a_broken_compile_server_falls_back_to_the_command_line(tmp_path, monkeypatch, capsys):
     need("java")
     from data_builders.execution.compile_server import ServerSpec
-    from data_builders.execution.foreign import ForeignExecutor
+    from data_builders.execution.executor import Executor
     from data_builders.execution.languages.java import Java
     from tests.languages.conftest import LIMITS
 
     broken = ServerSpec({"X.java": "class X {"}, ["javac", "-d", "{dir}", "{dir}/X.java"], ["true"])
     monkeypatch.setattr(Java, "compile_server", broken)
-    with ForeignExecutor(
-        workers=1, limits=LIMITS, cache_dir=tmp_path / "b", shared_cache_dir=tmp_path / "s"
+    with Executor(
+        "java",
+        workers=1,
+        limits=LIMITS,
+        cache_dir=tmp_path / "b",
+        shared_cache_dir=tmp_path / "s",
     ) as ex:
         for kind in ("wrong", "correct"):  # the server build is tried once, then skipped
             assert statuses(ex.run(Program(JAVA[kind], JAVA_TEST, language="java")))[:2] == [P, P]
@@ -273,7 +277,7 @@ def test_a_test_without_assertions_gives_no_tests(foreign) -> None:
 
 def test_one_program_type_each_executor_refuses_the_other_kind(foreign) -> None:
     """``Program`` is every executor's input; ``language`` says which one runs it (issue 28)."""
-    from data_builders.execution.executor import build_job
+    from data_builders.execution.python_pool import build_job
     from data_builders.execution.types import CallTest, ExecutionLimits
 
     python = Program("def f(x):\n    return x + 1\n", [CallTest([1], 2)], entry_point="f")

@@ -1,7 +1,7 @@
 """C++ and JavaScript on Ray (``open_executor(..., language=...)`` with ``executor: ray``): the
 same results as the local foreign executor, program for program.
 
-One local Ray (2 CPUs) serves the module; actors of one CPU each hold a ForeignExecutor of
+One local Ray (2 CPUs) serves the module; actors of one CPU each hold a local Executor of
 one worker. Skips where Ray, g++ or node is missing.
 """
 
@@ -15,7 +15,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[cluster]')")
 
 from data_builders.execution.backend import ExecutorSettings, open_executor  # noqa: E402
-from data_builders.execution.foreign import ForeignExecutor  # noqa: E402
+from data_builders.execution.executor import Executor  # noqa: E402
 from data_builders.execution.types import Program, ProgramResult  # noqa: E402
 from tests.conftest import label_locally_and_on_ray  # noqa: E402
 from tests.languages.conftest import LIMITS, need  # noqa: E402
@@ -52,7 +52,7 @@ def _comparable(result: ProgramResult) -> tuple:
 
 def test_ray_results_equal_the_local_foreign_executor(cluster: None, tmp_path: Path) -> None:
     programs = _programs()
-    with ForeignExecutor(workers=2, limits=LIMITS, cache_dir=tmp_path / "local") as local:
+    with Executor("cpp", workers=2, limits=LIMITS, cache_dir=tmp_path / "local") as local:
         expected = [_comparable(r) for r in local.map(programs)]
     settings = ExecutorSettings(executor="ray", ray_cpus_per_actor=1, ray_chunk_size=2)
     with open_executor(settings, None, LIMITS, language="cpp") as remote:

@@ -1,0 +1,45 @@
+"""What runs an :class:`~data_builders.execution.executor.Executor`'s programs: its *pool*.
+
+Every pool has ``run(program)``, a lazy ``map(programs)`` (results in input order, the input
+read a bounded window ahead), ``close()``, ``isolation``, ``n_workers`` and ``limits``. The
+local ones, by language: Python's :class:`~data_builders.execution.python_pool.PythonPool`,
+every compiled language's :class:`~data_builders.execution.foreign.ForeignPool`. (Ray's
+:class:`~data_builders.execution.ray_backend.RayPool` holds one local pool per actor.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from data_builders.execution.types import Program, ProgramResult
+
+
+class Pool(Protocol):
+    """What runs an executor's programs (one per language family and backend)."""
+
+    limits: Any
+    isolation: str
+
+    @property
+    def n_workers(self) -> int: ...
+
+    def run(self, program: Program) -> ProgramResult: ...
+
+    def map(self, programs: Iterable[Program]) -> Iterator[ProgramResult]: ...
+
+    def close(self) -> None: ...
+
+
+def open_local_pool(
+    language: str, workers: int | None, limits: Any, isolation: str, options: dict[str, Any]
+) -> Pool:
+    """The pool on this machine for ``language`` (``"python"`` or a compiled language's
+    canonical name); ``options``: the pool's own settings."""
+    if language == "python":
+        from data_builders.execution.python_pool import PythonPool
+
+        return PythonPool(workers=workers, limits=limits, isolation=isolation, **options)
+    from data_builders.execution.foreign import ForeignPool
+
+    return ForeignPool(workers=workers, limits=limits, isolation=isolation, **options)
