@@ -67,8 +67,8 @@ def test_a_prefix_that_matches_no_training_row_is_refused(tmp_path: Path) -> Non
     ):
         check_reference_free(old, ["stub/"])
     fresh = read_split(_folder(tmp_path), "train", reference_free_generators=["stub/"])
-    check_reference_free(fresh, ["stub/"])  # matched: no error
-    check_reference_free(old, [])  # the option unset: nothing to check
+    assert check_reference_free(fresh, ["stub/"]) == 2  # the two stub rows, not codegen/stub/x
+    assert check_reference_free(old, []) == 0  # the option unset: nothing to check
 
 
 def test_the_arm_h_data_config_names_the_stub_prefix() -> None:

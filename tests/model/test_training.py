@@ -283,3 +283,27 @@ def test_the_protocol_record_is_not_part_of_a_runs_fingerprint():
     trained_otherwise = {**base, "model": {"formats": ["ref_nl", "nl"]}}
     assert run_fingerprint(base, [], []) == run_fingerprint(noted, [], [])
     assert run_fingerprint(base, [], []) != run_fingerprint(trained_otherwise, [], [])
+
+
+def test_reference_free_generators_train_their_rows_on_the_nl_format_only(
+    tiny_backbone, fixture_data, tmp_path, capsys
+):
+    """Arm H's data option runs end to end: the named generator's rows are counted and read
+    without their reference, and a prefix no row has stops before training."""
+    data = tmp_path / "data"
+    shutil.copytree(fixture_data, data)
+    rows = read_jsonl(data / "train.jsonl")
+    for index, row in enumerate(rows):
+        row["generator"] = "stub/pass" if index % 4 == 0 else "real/model"
+    write_jsonl(data / "train.jsonl", rows)
+    stubs = sum(row["generator"] == "stub/pass" for row in rows)
+    extra = {"trainer.epochs": 1, "model.formats": "[ref_nl,nl]"}
+    overrides = tiny_overrides(tiny_backbone, data, tmp_path / "run", **extra)
+    metrics = train(
+        compose(["+experiment=demo", *overrides, "+data.reference_free_generators=[stub/]"])
+    )
+    assert metrics["global_step"] > 0
+    printed = capsys.readouterr().out
+    assert f"{stubs} of {len(rows)} training samples (generators ['stub/'])" in printed
+    with pytest.raises(TrainingConfigError, match="no training row's generator starts with 'gpt/'"):
+        train(compose(["+experiment=demo", *overrides, "+data.reference_free_generators=[gpt/]"]))

@@ -125,15 +125,20 @@ def reference_free_generators(data: DictConfig) -> list[str]:
     return [str(prefix) for prefix in (data.get("reference_free_generators") or [])]
 
 
-def check_reference_free(samples: list[Sample], prefixes: list[str]) -> None:
-    """Refuse ``reference_free_generators`` prefixes that match no training row (see above)."""
+def check_reference_free(samples: list[Sample], prefixes: list[str]) -> int:
+    """Refuse ``reference_free_generators`` prefixes that match no training row (see above);
+    return how many rows they match (read without their reference)."""
+    matched = 0
     for prefix in prefixes:
-        if not any(s.generator.startswith(prefix) for s in samples):
+        count = sum(s.generator.startswith(prefix) for s in samples)
+        if not count:
             raise TrainingConfigError(
                 f"data.reference_free_generators: no training row's generator starts with "
                 f"{prefix!r}; rebuild the data folders (rows name their samples line's generator "
                 "since 2026-12-06) or drop the option"
             )
+        matched += count
+    return matched
 
 
 def dev_folders(
@@ -174,12 +179,17 @@ def _setup(cfg: DictConfig) -> _Run:
         else None
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
-    check_reference_free(train_samples, reference_free_generators(data))
+    reference_free = check_reference_free(train_samples, reference_free_generators(data))
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
         mixed_precision=settings.precision,
         gradient_accumulation_steps=settings.grad_accum,
     )
+    if reference_free:
+        accelerator.print(
+            f"{reference_free} of {len(train_samples)} training samples (generators "
+            f"{reference_free_generators(data)}) are read without their reference: NL format only"
+        )
     set_seed(int(cfg.seed))
     model_kwargs = {key: _plain(cfg.model[key]) for key in MODEL_FIELDS if key in cfg.model}
     model, tokenizer = build_model(
