@@ -252,11 +252,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     if args.max_timeouts is not None and args.max_timeouts < 1:
         raise UserError("--max-timeouts must be at least 1 (or left out to run every test)")
-    backend = settings_from_args(args)
+    settings = settings_from_args(args)
     job = make_job(args)
     samples = job.samples
     output = PartialOutput(args.out, job.settings, samples)
-    with open_executor(backend, args.workers, job.limits, job.language) as executor, output:
+    executor = open_executor(job.language, job.limits, settings=settings, workers=args.workers)
+    with executor, output:
         cache_path = args.reference_cache or default_cache()
         per_test = job.test_limits(executor, None if str(cache_path) == "none" else cache_path)
         todo = samples[output.done :]

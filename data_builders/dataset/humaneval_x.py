@@ -118,7 +118,7 @@ def python_suites(
     from data_builders.dataset.python_build import extension_task
     from data_builders.dataset.tasks import check_references, make_spec
     from data_builders.execution import ExecutionLimits
-    from data_builders.execution.backend import ExecutorSettings, open_executor
+    from data_builders.execution.backend import open_executor
     from data_builders.extension.extend import extend_tasks
     from data_builders.extension.suite import SuiteCache
     from data_builders.problems.humaneval import load_problems as load_python
@@ -133,7 +133,7 @@ def python_suites(
     if not specs:
         return {}, {}
     limits = ExecutionLimits(timeout=config.limits.reference_limit)  # as `build` checks them
-    with open_executor(backend or ExecutorSettings(), workers, limits) as executor:
+    with open_executor("python", limits, settings=backend, workers=workers) as executor:
         check_references(specs, executor, config.limits.reference_limit)
         suites = extend_tasks(
             [extension_task(s) for s in specs],
@@ -210,7 +210,7 @@ def prepare_tasks(
     limits and the translation figures, from one canonical run of each task on its own plus
     all translated assertions (on ``backend``'s executor, local by default), under
     ``foreign`` (default: the limits file's ``compiled`` section)."""
-    from data_builders.execution.backend import ExecutorSettings, open_executor
+    from data_builders.execution.backend import open_executor
     from data_builders.execution.limits import load_limits
     from data_builders.languages.suites import with_extended
 
@@ -242,8 +242,7 @@ def prepare_tasks(
             language=language,
         )
 
-    settings = backend or ExecutorSettings()
-    with open_executor(settings, workers, reference_limits, language) as executor:
+    with open_executor(language, reference_limits, settings=backend, workers=workers) as executor:
         programs = [canonical(t, extended=True) for t in prepared]
         results = list(executor.map(programs, "canonical solutions"))
         # Translated assertions that do not compile would take the task's own tests with

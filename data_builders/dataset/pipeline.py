@@ -321,7 +321,7 @@ def run_build(request: BuildRequest) -> dict[str, Any]:
     with ProgressStore(request.out, request.manifest()) as store, executor_session(backend):
         labelling = dataset.prepare(request, mine, split_of, store, backend)
         with open_executor(
-            backend, request.workers, labelling.limits, labelling.language
+            labelling.language, labelling.limits, settings=backend, workers=request.workers
         ) as executor:
 
             def label_chunk(pending: list[Candidate]) -> Iterable[dict[str, Any]]:

@@ -83,7 +83,7 @@ class PythonDataset:
         specs = [make_spec(i, p, cfg.extension.max_references) for i, p in mine]
         # Two executors: reference runs must not get labelling's cap after a timeout.
         limits = ExecutionLimits(timeout=cfg.limits.reference_limit)
-        with open_executor(backend, request.workers, limits) as executor:
+        with open_executor("python", limits, settings=backend, workers=request.workers) as executor:
             check_references(specs, executor, cfg.limits.reference_limit)
             report_references(specs)
             dropped = drop_duplicates(

@@ -107,21 +107,40 @@ def settings_from_args(args: argparse.Namespace) -> ExecutorSettings:
 
 
 def open_executor(
-    settings: ExecutorSettings, workers: int | None, limits: Any, language: str = "python"
+    language: str = "python",
+    limits: Any = None,
+    backend: str | None = None,
+    *,
+    workers: int | None = None,
+    settings: ExecutorSettings | None = None,
 ) -> Executor:
     """The :class:`~data_builders.execution.executor.Executor` (context-managed, ``map``/
-    ``run``/``close``) for programs in ``language``, local or on Ray as ``settings`` say.
+    ``run``/``close``) for programs in ``language``, here or on Ray.
 
-    Programs are :class:`~data_builders.execution.types.Program` objects in every language:
-    ``limits`` is an ``ExecutionLimits`` for Python, a ``ForeignLimits`` for every other
-    language (whose pool runs programs of any compiled language, so a file that mixes them
-    passes any one of its languages here). ``workers`` is the local backend's (with Ray each
-    actor runs one worker per CPU it holds).
+    Usage: ``open_executor("cpp", limits, "local")``, ``open_executor("python", limits,
+    settings=settings_from_args(args), workers=args.workers)``.
+
+    Args:
+        language: ``"python"`` or a compiled language (``"cpp"``, ``"java"``, ``"js"``,
+            ``"go"``, ``"rust"``; aliases allowed). The foreign pool runs programs of any
+            compiled language, so a file that mixes them passes any one of its languages.
+        limits: an ``ExecutionLimits`` for Python, a ``ForeignLimits`` for every other
+            language; None: the language's defaults.
+        backend: ``"local"`` or ``"ray"``; None: ``settings.executor`` (``"local"`` without
+            settings).
+        workers: the local backend's programs at once (None: one per CPU); ignored with Ray,
+            where each actor runs one worker per CPU it holds.
+        settings: the Ray options (``ray_address``, ``ray_num_cpus``, chunking, ...; the keys
+            of ``configs/build/executor.yaml``); None: the defaults of :class:`ExecutorSettings`.
     """
     from data_builders.execution.executor import Executor
 
     check_language(language)
-    if settings.executor == "local":
+    settings = settings or ExecutorSettings()
+    backend = settings.executor if backend is None else backend
+    if backend not in KINDS:
+        raise UserError(f"executor {backend!r}: choose one of {', '.join(KINDS)}")
+    if backend == "local":
         return Executor(language, workers=workers, limits=limits)
     return Executor(
         language,

@@ -135,7 +135,7 @@ class Program:
         if self.language != "python":
             raise ValueError(
                 f"a {self.language!r} program runs on the foreign executor, not the Python one"
-                " (open_executor(..., language=program.language))"
+                " (open_executor(program.language, limits, backend))"
             )
         stdio = [isinstance(t, StdioTest) for t in self.tests]
         if any(stdio) and not all(stdio):

@@ -107,8 +107,8 @@ def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPat
 
 
 def test_open_executor_gives_one_executor_type_for_every_language() -> None:
-    """``open_executor`` returns an :class:`Executor` for Python and for C++ alike (issue 28);
-    the language only picks the pool behind it."""
+    """``open_executor(language, limits, backend)`` returns an :class:`Executor` for Python
+    and for C++ alike (issue 28); the language only picks the pool behind it."""
     from data_builders.execution.backend import open_executor
     from data_builders.execution.executor import Executor
     from data_builders.execution.foreign import ForeignPool
@@ -116,18 +116,22 @@ def test_open_executor_gives_one_executor_type_for_every_language() -> None:
     from data_builders.execution.python_pool import PythonPool
     from data_builders.execution.types import ExecutionLimits
 
-    with open_executor(ExecutorSettings(), 1, ForeignLimits(), "C++") as cpp:
-        assert type(cpp) is Executor and cpp.language == "cpp" and cpp.n_workers == 1
+    with open_executor("cpp", ForeignLimits(), "local") as cpp:
+        assert type(cpp) is Executor and cpp.language == "cpp" and cpp.backend == "local"
         assert isinstance(cpp.pool, ForeignPool)
+    with open_executor("C++", ForeignLimits(), settings=ExecutorSettings(), workers=1) as cpp:
+        assert type(cpp) is Executor and cpp.language == "cpp" and cpp.n_workers == 1
     limits = ExecutionLimits(timeout=1.0)
-    with open_executor(ExecutorSettings(), 1, limits, "python") as python:
+    with open_executor("python", limits, "local", workers=1) as python:
         assert type(python) is Executor and python.language == "python"
         assert isinstance(python.pool, PythonPool) and python.limits is limits
     with pytest.raises(ValueError, match="no executor for language 'cobol'"):
         Executor("cobol")
     with pytest.raises(ValueError, match="workers is the local backend's"):
         Executor("cpp", workers=2, backend="ray")
+    with pytest.raises(UserError, match="executor 'slurm': choose one of local, ray"):
+        open_executor("cpp", None, "slurm")
     with pytest.raises(
         UserError, match="no executor for language 'cobol' \\(supported: python, cpp"
     ):
-        open_executor(ExecutorSettings(), 1, None, "cobol")
+        open_executor("cobol")

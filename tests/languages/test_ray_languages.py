@@ -1,4 +1,4 @@
-"""C++ and JavaScript on Ray (``open_executor(..., language=...)`` with ``executor: ray``): the
+"""C++ and JavaScript on Ray (``open_executor(language, limits, "ray")``): the
 same results as the local foreign executor, program for program.
 
 One local Ray (2 CPUs) serves the module; actors of one CPU each hold a local Executor of
@@ -55,7 +55,7 @@ def test_ray_results_equal_the_local_foreign_executor(cluster: None, tmp_path: P
     with Executor("cpp", workers=2, limits=LIMITS, cache_dir=tmp_path / "local") as local:
         expected = [_comparable(r) for r in local.map(programs)]
     settings = ExecutorSettings(executor="ray", ray_cpus_per_actor=1, ray_chunk_size=2)
-    with open_executor(settings, None, LIMITS, language="cpp") as remote:
+    with open_executor("cpp", LIMITS, settings=settings) as remote:
         assert remote.n_workers == 2  # two actors of one worker each
         got = [_comparable(r) for r in remote.map(iter(programs))]  # no len: chunks of 2
         assert _comparable(remote.run(programs[0])) == expected[0]
