@@ -63,7 +63,7 @@ def overrides(arm: str, seed: int) -> list[str]:
 def run_arm(arm: str, seeds: list[int]) -> None:
     for seed in seeds:
         folder = RUNS / arm / f"seed{seed}"
-        if (folder / "metrics.json").is_file():
+        if metrics_file(arm, seed).is_file():
             print(f"{arm} seed {seed}: done already ({folder})")
             continue
         command = [sys.executable, "train.py", *overrides(arm, seed)]
@@ -81,12 +81,17 @@ def recorded(key: str) -> dict:
     return stage().get(key) or {}
 
 
+def metrics_file(arm: str, seed: int) -> Path:
+    """Where one seed run of an arm writes its best dev figures."""
+    return RUNS / arm / f"seed{seed}" / "metrics.json"
+
+
 def results(arm: str, seeds: list[int], metric: str) -> dict[int, float]:
     """Seed -> the arm's best dev ``metric`` (run folders first, then recorded runs)."""
     kept = recorded("recorded").get(arm) or {}
     found: dict[int, float] = {}
     for seed in seeds:
-        path = RUNS / arm / f"seed{seed}" / "metrics.json"
+        path = metrics_file(arm, seed)
         if path.is_file():
             record = json.loads(path.read_text())
             value = record.get(f"best/{metric}", record.get("best/example_spearman"))
@@ -99,7 +104,7 @@ def results(arm: str, seeds: list[int], metric: str) -> dict[int, float]:
 
 def arm_mean(arm: str, found: dict[int, float], seeds: list[int]) -> float:
     """The mean over seeds; the recorded 4-place mean when no seed has a run folder here."""
-    local = any((RUNS / arm / f"seed{seed}" / "metrics.json").is_file() for seed in seeds)
+    local = any(metrics_file(arm, seed).is_file() for seed in seeds)
     exact = recorded("recorded_means").get(arm)
     if exact is not None and not local:
         return float(exact)

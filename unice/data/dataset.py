@@ -87,10 +87,10 @@ def _mutant_parent(record: dict[str, Any]) -> str | None:
     return f"{record.get('task_id', '')}::{parent}"
 
 
-def is_reference_free(record: dict[str, Any], generators: Sequence[str]) -> bool:
-    """Whether a row's ``generator`` starts with one of ``generators`` (name prefixes)."""
-    name = str(record.get("generator") or "")
-    return bool(name) and any(name.startswith(prefix) for prefix in generators)
+def generator_matches(name: str, prefixes: Sequence[str]) -> bool:
+    """Whether a generator ``name`` starts with one of ``prefixes`` (an empty name never does):
+    the one rule of ``reference_free_generators``, for reading rows and checking the option."""
+    return bool(name) and any(name.startswith(prefix) for prefix in prefixes)
 
 
 def read_split(
@@ -139,7 +139,7 @@ def read_split(
             if kept_mutants.get(parent, 0) >= mutants_per_program:
                 continue
             kept_mutants[parent] = kept_mutants.get(parent, 0) + 1
-        drop = is_reference_free(record, reference_free_generators)
+        drop = generator_matches(str(record.get("generator") or ""), reference_free_generators)
         samples.append(_to_sample(record, f"{path}:{line_number}", Path(folder).name, drop))
         if limit is not None and len(samples) >= limit:
             break

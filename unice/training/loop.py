@@ -22,7 +22,13 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 from transformers import get_scheduler
 
-from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
+from unice.data.dataset import (
+    Collator,
+    Sample,
+    check_disjoint_splits,
+    generator_matches,
+    read_splits,
+)
 from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
 from unice.data.sampler import ProblemGroupedBatchSampler
 from unice.errors import CheckpointError, TrainingConfigError
@@ -128,17 +134,14 @@ def reference_free_generators(data: DictConfig) -> list[str]:
 def check_reference_free(samples: list[Sample], prefixes: list[str]) -> int:
     """Refuse ``reference_free_generators`` prefixes that match no training row (see above);
     return how many rows they match (read without their reference)."""
-    matched = 0
     for prefix in prefixes:
-        count = sum(s.generator.startswith(prefix) for s in samples)
-        if not count:
+        if not any(generator_matches(s.generator, [prefix]) for s in samples):
             raise TrainingConfigError(
                 f"data.reference_free_generators: no training row's generator starts with "
                 f"{prefix!r}; rebuild the data folders (rows name their samples line's generator "
                 "since 2026-12-06) or drop the option"
             )
-        matched += count
-    return matched
+    return sum(generator_matches(s.generator, prefixes) for s in samples)
 
 
 def dev_folders(
@@ -163,13 +166,14 @@ def _setup(cfg: DictConfig) -> _Run:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
     dirs, weights, commands = data_folders(data)
+    nl_only_generators = reference_free_generators(data)
     train_samples = read_splits(
         dirs,
         "train",
         commands,
         data.get("max_train_samples"),
         mutants_per_program=data.get("mutants_per_program"),
-        reference_free_generators=reference_free_generators(data),
+        reference_free_generators=nl_only_generators,
     )
     dev_split = data.get("dev_split", "dev")
     dev_dirs, dev_commands = dev_folders(data, dirs, commands)
@@ -179,7 +183,7 @@ def _setup(cfg: DictConfig) -> _Run:
         else None
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
-    reference_free = check_reference_free(train_samples, reference_free_generators(data))
+    reference_free = check_reference_free(train_samples, nl_only_generators)
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
         mixed_precision=settings.precision,
@@ -188,7 +192,7 @@ def _setup(cfg: DictConfig) -> _Run:
     if reference_free:
         accelerator.print(
             f"{reference_free} of {len(train_samples)} training samples (generators "
-            f"{reference_free_generators(data)}) are read without their reference: NL format only"
+            f"{nl_only_generators}) are read without their reference: NL format only"
         )
     set_seed(int(cfg.seed))
     model_kwargs = {key: _plain(cfg.model[key]) for key in MODEL_FIELDS if key in cfg.model}
