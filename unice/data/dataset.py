@@ -41,16 +41,13 @@ class Sample:
     task_id: str = ""
     origin: str = ""
     language: str = DEFAULT_LANGUAGE
-    generator: str = ""
 
     def labels(self) -> list[float]:
         """``[PassRatio, Executability, Passability]`` as floats."""
         return [self.pass_ratio, float(self.executable), float(self.passed)]
 
 
-def _to_sample(
-    record: dict[str, Any], where: str, origin: str = "", drop_reference: bool = False
-) -> Sample:
+def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
     ratio = record["pass_ratio"]
     if not isinstance(ratio, (int, float)) or not 0.0 <= float(ratio) <= 1.0 or math.isnan(ratio):
         raise DatasetFormatError(f"{where}: pass_ratio must be a number in [0, 1], got {ratio!r}")
@@ -62,7 +59,7 @@ def _to_sample(
     return Sample(
         id=str(record.get("id", where)),
         generated=str(record["generated"]),
-        reference="" if drop_reference else str(record.get("reference") or ""),
+        reference=str(record.get("reference") or ""),
         nl=str(record.get("nl") or ""),
         pass_ratio=float(ratio),
         executable=bool(record["executable"]),
@@ -70,7 +67,6 @@ def _to_sample(
         task_id=str(record.get("task_id") or record.get("id", where)),
         origin=origin,
         language=language,
-        generator=str(record.get("generator") or ""),
     )
 
 
@@ -87,19 +83,12 @@ def _mutant_parent(record: dict[str, Any]) -> str | None:
     return f"{record.get('task_id', '')}::{parent}"
 
 
-def generator_matches(name: str, prefixes: Sequence[str]) -> bool:
-    """Whether a generator ``name`` starts with one of ``prefixes`` (an empty name never does):
-    the one rule of ``reference_free_generators``, for reading rows and checking the option."""
-    return bool(name) and any(name.startswith(prefix) for prefix in prefixes)
-
-
 def read_split(
     folder: str | os.PathLike[str],
     split: str,
     build_command: str = "",
     limit: int | None = None,
     mutants_per_program: int | None = None,
-    reference_free_generators: Sequence[str] = (),
 ) -> list[Sample]:
     """Read ``folder/<split>.jsonl``.
 
@@ -112,11 +101,6 @@ def read_split(
             (in file order, so the choice is fixed); ``None`` keeps all. Why: the mix ratio of
             mutants to real programs is a training choice decided on dev, and rebuilding the
             folder per ratio would relabel the same programs.
-        reference_free_generators: rows whose ``generator`` starts with one of these prefixes
-            are read without their reference, so they feed only the formats that need none
-            (NL). Why: stub candidates (``stub/...``) teach the reference-free column what a
-            sampler's give-up looks like, while next to a reference (the primary column) they
-            cost it (issue 27's arms G and H).
 
     Raises:
         DatasetMissingError: the folder or split file is missing (one line naming the fix).
@@ -139,8 +123,7 @@ def read_split(
             if kept_mutants.get(parent, 0) >= mutants_per_program:
                 continue
             kept_mutants[parent] = kept_mutants.get(parent, 0) + 1
-        drop = generator_matches(str(record.get("generator") or ""), reference_free_generators)
-        samples.append(_to_sample(record, f"{path}:{line_number}", Path(folder).name, drop))
+        samples.append(_to_sample(record, f"{path}:{line_number}", Path(folder).name))
         if limit is not None and len(samples) >= limit:
             break
     if not samples:
@@ -156,17 +139,13 @@ def read_splits(
     build_commands: Sequence[str] = (),
     limit: int | None = None,
     mutants_per_program: int | None = None,
-    reference_free_generators: Sequence[str] = (),
 ) -> list[Sample]:
     """One split of several dataset folders, concatenated; each sample's ``origin`` names its
-    folder. ``limit``, ``mutants_per_program`` and ``reference_free_generators`` apply per
-    folder (see :func:`read_split`)."""
+    folder. ``limit`` and ``mutants_per_program`` apply per folder (see :func:`read_split`)."""
     commands = list(build_commands) + [""] * (len(folders) - len(build_commands))
     samples: list[Sample] = []
     for folder, command in zip(folders, commands, strict=True):
-        samples += read_split(
-            folder, split, command, limit, mutants_per_program, reference_free_generators
-        )
+        samples += read_split(folder, split, command, limit, mutants_per_program)
     return samples
 
 

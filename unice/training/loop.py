@@ -22,13 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 from transformers import get_scheduler
 
-from unice.data.dataset import (
-    Collator,
-    Sample,
-    check_disjoint_splits,
-    generator_matches,
-    read_splits,
-)
+from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
 from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
 from unice.data.sampler import ProblemGroupedBatchSampler
 from unice.errors import CheckpointError, TrainingConfigError
@@ -123,25 +117,19 @@ def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[st
     return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
 
 
-def reference_free_generators(data: DictConfig) -> list[str]:
-    """``data.reference_free_generators``: generator-name prefixes whose training rows feed the
-    NL format only (:func:`unice.data.dataset.read_split`). A prefix no row has stops the run:
-    a folder built before rows carried their generator would otherwise train as if the option
-    were unset."""
-    return [str(prefix) for prefix in (data.get("reference_free_generators") or [])]
+REFERENCE_FREE_RETIRED_AT = "519b8b8"
+"""The last commit with ``data.reference_free_generators`` (stage three's arm H, not kept)."""
 
 
-def check_reference_free(samples: list[Sample], prefixes: list[str]) -> int:
-    """Refuse ``reference_free_generators`` prefixes that match no training row (see above);
-    return how many rows they match (read without their reference)."""
-    for prefix in prefixes:
-        if not any(generator_matches(s.generator, [prefix]) for s in samples):
-            raise TrainingConfigError(
-                f"data.reference_free_generators: no training row's generator starts with "
-                f"{prefix!r}; rebuild the data folders (rows name their samples line's generator "
-                "since 2026-12-06) or drop the option"
-            )
-    return sum(generator_matches(s.generator, prefixes) for s in samples)
+def refuse_reference_free_generators(data: DictConfig) -> None:
+    """Stop a config that sets ``data.reference_free_generators``: arm H (stub rows read without
+    their reference, for the NL format only) was not kept on MBPP dev (docs/model.md), so its
+    code is gone; a data key no code reads would otherwise train without it in silence."""
+    if data.get("reference_free_generators"):
+        raise TrainingConfigError(
+            "data.reference_free_generators was retired after stage three's arm H was not kept "
+            f"(docs/model.md); its code is at commit {REFERENCE_FREE_RETIRED_AT}"
+        )
 
 
 def dev_folders(
@@ -165,15 +153,14 @@ def _setup(cfg: DictConfig) -> _Run:
     if settings.num_threads:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
+    refuse_reference_free_generators(data)
     dirs, weights, commands = data_folders(data)
-    nl_only_generators = reference_free_generators(data)
     train_samples = read_splits(
         dirs,
         "train",
         commands,
         data.get("max_train_samples"),
         mutants_per_program=data.get("mutants_per_program"),
-        reference_free_generators=nl_only_generators,
     )
     dev_split = data.get("dev_split", "dev")
     dev_dirs, dev_commands = dev_folders(data, dirs, commands)
@@ -183,17 +170,11 @@ def _setup(cfg: DictConfig) -> _Run:
         else None
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
-    reference_free = check_reference_free(train_samples, nl_only_generators)
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
         mixed_precision=settings.precision,
         gradient_accumulation_steps=settings.grad_accum,
     )
-    if reference_free:
-        accelerator.print(
-            f"{reference_free} of {len(train_samples)} training samples (generators "
-            f"{nl_only_generators}) are read without their reference: NL format only"
-        )
     set_seed(int(cfg.seed))
     model_kwargs = {key: _plain(cfg.model[key]) for key in MODEL_FIELDS if key in cfg.model}
     model, tokenizer = build_model(
