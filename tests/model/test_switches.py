@@ -10,6 +10,7 @@ import torch
 
 import unice
 from unice.data.dataset import Collator, Sample
+from unice.data.edits import EDIT_FEATURES, edit_features
 from unice.data.encoding import InputEncoder
 from unice.data.features import (
     FEATURE_NAMES,
@@ -44,6 +45,7 @@ ALL_ON = {
     "architecture": "estimator",
     "exact_features": True,
     "structure_features": True,
+    "edit_features": True,
     "exec_prior": True,
     "exact_prior": "rouge_l",
     "clean_generated": True,
@@ -63,7 +65,8 @@ def test_feature_size_counts_every_switch():
     plain = build_tiny_model(architecture="estimator").config.feature_size
     assert plain == hidden + 2 * (3 * hidden + 1)
     config = build_tiny_model(**ALL_ON).config
-    assert config.feature_size == plain + len(FEATURE_NAMES)  # structure facts: the prior only
+    # structure facts feed the prior only; the edit features the head
+    assert config.feature_size == plain + len(FEATURE_NAMES) + len(EDIT_FEATURES)
     assert config.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
 
 
@@ -72,7 +75,7 @@ def test_a_training_step_runs_with_every_switch_on():
     batch = Collator(InputEncoder.from_config(model.tokenizer, model.config), model.config.formats,
                      "estimator")(_samples())  # fmt: skip
     assert batch["exact_features"].dtype == torch.float32
-    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
+    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES) + len(EDIT_FEATURES)
     assert batch["exact_features"].shape == (len(batch["format_ids"]), width)
     loss, logs = batch_loss(model, batch, model.config.loss_weights)
     loss.backward()
@@ -139,9 +142,9 @@ def test_scoring_feeds_the_features_training_computed():
     ):
         fmt = ("ref", "nl", "ref_nl")[format_id]
         g = clean_generated(GENERATED[index], NL)
-        expected = exact_features(
-            g, REFERENCE if fmt != "nl" else None, NL if fmt != "ref" else None, structure=True
-        )
+        reference = REFERENCE if fmt != "nl" else None
+        expected = exact_features(g, reference, NL if fmt != "ref" else None, structure=True)
+        expected += edit_features(g, reference)
         assert batch["exact_features"][row].tolist() == pytest.approx(expected)
     # the training batch's logits are what model.score reports (rounded to 1e-6)
     inputs = {k: v for k, v in batch.items() if k not in ("labels", "group_ids", "format_ids",
@@ -170,7 +173,8 @@ def test_checkpoint_round_trip_reproduces_scores(tmp_path):
         model.exec_prior_weight.fill_(0.1)
     path = export_checkpoint(model, model.tokenizer, tmp_path / "ckpt")
     loaded = unice.load_model(path, device="cpu")
-    for switch in ("exact_features", "structure_features", "exec_prior", "clean_generated"):
+    switches = ("exact_features", "structure_features", "edit_features", "exec_prior")
+    for switch in (*switches, "clean_generated"):
         assert getattr(loaded.config, switch) is True
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
     assert loaded.score(**kwargs) == model.eval().score(**kwargs)

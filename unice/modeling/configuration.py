@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
+from unice.data.edits import EDIT_FEATURES
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
 
@@ -157,6 +158,11 @@ class UniCEConfig(PretrainedConfig):
             has fewer and whether it has more of them than the reference: static facts of g
             against r that a crash often follows (``unice.data.features.structure_features``).
             The head never sees them.
+        edit_features: with ``exact_features``, the head also reads what g changed in r:
+            the token-level diff's size, its places, and the kinds of token it touches
+            (comparison, arithmetic, logical, number, boolean, string, name, punctuation;
+            ``unice.data.edits``), in any language. A string overlap counts an edit; these say
+            which edit it is, which is what decides whether a one-token change breaks a program.
         exec_prior: with ``exact_features``, the model's Exec output is the average of two
             probabilities, ``(sigmoid(network) + sigmoid(prior)) / 2``: the network's own Exec
             logit and a logistic regression of the Exec label on each row's exact features (and
@@ -211,6 +217,7 @@ class UniCEConfig(PretrainedConfig):
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
+    edit_features: bool = False
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
@@ -251,6 +258,10 @@ class UniCEConfig(PretrainedConfig):
         if self.exec_prior and not self.exact_features:
             raise ModelConfigError(
                 "exec_prior fits the Exec prior on the exact features; it needs exact_features=true"
+            )
+        if self.edit_features and not self.exact_features:
+            raise ModelConfigError(
+                "edit_features are read beside the exact features; it needs exact_features=true"
             )
         if self.structure_features and not self.exec_prior:
             raise ModelConfigError(
@@ -300,7 +311,13 @@ class UniCEConfig(PretrainedConfig):
         if self.architecture != "estimator":
             return hidden
         size = hidden + 2 * (3 * hidden + 1)
-        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
+        return size + (self.head_feature_width if self.exact_features else 0)
+
+    @property
+    def head_feature_width(self) -> int:
+        """How many exact features the head reads: the plain ones, plus the edit features
+        with ``edit_features`` (the structure facts feed only the Exec prior)."""
+        return len(FEATURE_NAMES) + (len(EDIT_FEATURES) if self.edit_features else 0)
 
     @property
     def exec_prior_width(self) -> int:
