@@ -46,7 +46,10 @@ def _rows(language: str | None) -> list[dict]:
 
 
 def test_split_language_and_baseline_settings() -> None:
-    assert split_language(_rows(None)) == "python"
+    # a row without the field is read as the scorer reads it: its HumanEval-X task id says C++
+    assert split_language(_rows(None)) == "cpp"
+    plain = [{**row, "task_id": "HumanEval/0"} for row in _rows(None)]
+    assert split_language(plain) == "python"
     assert split_language(_rows("cpp")) == "cpp"
     with pytest.raises(EvaluationError, match="mixes languages"):
         split_language(_rows("cpp") + _rows("java"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from unice.data.languages import DEFAULT_LANGUAGE
+from unice.data.languages import DEFAULT_LANGUAGE, row_language
 from unice.evaluation.errors import EvaluationError
 
 DEFAULT = DEFAULT_LANGUAGE
@@ -33,8 +33,10 @@ CODEBLEU_NAMES = {
 
 
 def split_language(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The one language of ``rows`` (``python`` when they carry none)."""
-    found = sorted({str(r.get("language") or DEFAULT) for r in rows})
+    """The one language of ``rows``, each read as the scorer reads it (:func:`~unice.data.
+    languages.row_language`: its ``language`` field, else what a HumanEval-X task id implies,
+    else Python), so the baselines never parse a row as another language than CodeScore does."""
+    found = sorted({row_language(r) for r in rows})
     if len(found) > 1:
         raise EvaluationError(
             f"the split mixes languages ({', '.join(found)}): evaluate each language's rows "
