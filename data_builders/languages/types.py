@@ -35,8 +35,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from data_builders.problems.humaneval_x import PREFIXES as TASK_PREFIXES
+
 LANGUAGES = ("cpp", "java", "js", "go", "rust")
-TASK_PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
 
 
 class TypeParseError(ValueError):
