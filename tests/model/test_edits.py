@@ -62,6 +62,7 @@ def test_languages_tokenize_their_own_literals_and_comments():
     assert edit_tokens("x //= 2  # halve", "python") == ["x", "//=", "2"]
     assert edit_tokens("return !a && b;", "java") == ["return", "!", "a", "&&", "b", ";"]
     assert token_kind("true") == "boolean" and token_kind("&&") == "logical"
+    assert {token_kind(t) for t in ("'a b'", "`c`", 'f"{x}"', '"s"')} == {"string"}
 
 
 def test_a_rewrite_edits_more_than_one_token():

@@ -100,7 +100,7 @@ def token_kind(token: str) -> str:
         return "boolean"
     if token[0].isdigit():
         return "number"
-    if token[0] in "\"'" or (len(token) > 1 and token[-1] in "\"'"):
+    if token[0] in "\"'`" or (len(token) > 1 and token[-1] in "\"'"):
         return "string"
     if token[0].isalpha() or token[0] == "_":
         return "name"
