@@ -7,10 +7,12 @@ hidden-64 RoBERTa trains a step in tens of milliseconds on one CPU thread.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import os
 import textwrap
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -21,6 +23,21 @@ from unice.modeling.model import UniCEModel
 
 SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 TINY_MAX_LENGTH = 128
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+"""The repository's command-line scripts (not a package: tests load them by path)."""
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module, for tests of a script's functions (the scripts are
+    run as files, so they are no importable package)."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 _CORPUS = '''
 def add(a, b):

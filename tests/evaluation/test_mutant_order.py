@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mutant_order.py"
+from unice.testing import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("mutant_order", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("mutant_order")
 
 
 def _row(kind: str, index: int, ratio: float) -> dict:

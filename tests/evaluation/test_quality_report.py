@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -10,15 +9,12 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "quality_report.py"
+from unice.testing import load_script
 
 
 @pytest.fixture(scope="module")
 def quality() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("quality_report", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("quality_report")
 
 
 PRIMARY = "CodeScore (Ref&NL)"

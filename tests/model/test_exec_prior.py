@@ -153,14 +153,11 @@ def test_training_fits_the_prior_and_the_checkpoint_scores_alike(
 
 def _exec_parts(checkpoint, folder, monkeypatch, capsys) -> dict[str, float]:
     """Run scripts/exec_parts.py's main on ``checkpoint``'s dev split; its table as a dict."""
-    import importlib.util
     import sys
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "exec_parts.py"
-    spec = importlib.util.spec_from_file_location("exec_parts", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from unice.testing import load_script
+
+    module = load_script("exec_parts")
     monkeypatch.setattr(sys, "argv", ["exec_parts.py", str(checkpoint), str(folder), "dev"])
     capsys.readouterr()
     module.main()

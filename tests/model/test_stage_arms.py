@@ -3,25 +3,18 @@ against the incumbent's plus the margin, and a lever against the arm it builds o
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from unice.errors import ModelConfigError
 from unice.modeling.configuration import FAULT_HEAD_RETIRED_AT
+from unice.testing import load_script
 from unice.training.settings import refuse_retired_model_keys, refuse_retired_overrides
 
 from .conftest import compose
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "stage_arms.py"
-
 
 def _module():
-    spec = importlib.util.spec_from_file_location("stage_arms", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("stage_arms")
 
 
 def test_the_rule_reads_each_arm_against_the_incumbent_and_its_base():

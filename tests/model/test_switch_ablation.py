@@ -4,21 +4,17 @@ and a stage-two arm against the arm it trains on top of."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "switch_ablation.py"
+from unice.testing import load_script
 
 
 @pytest.fixture(scope="module")
 def ablation():
-    spec = importlib.util.spec_from_file_location("switch_ablation", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("switch_ablation")
 
 
 def _arm(out: Path, arm: str, rho: float, switches: list[str] | None = None) -> None:
