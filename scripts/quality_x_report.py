@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from mutant_order import count, read_jsonl
 from quality_report import primary_column, summarise, table, verdict, verdict_lines
 
 from unice.ice_score.templates import LANGUAGE_NAMES
@@ -49,13 +50,48 @@ def row_kinds(test_file: Path) -> dict[str, int]:
     return dict(kinds)
 
 
+def mutant_pairs(folder: Path, test_file: Path, metrics: list[str]) -> dict[str, dict[str, int]]:
+    """Each metric's within-problem order in its two parts (``scripts/mutant_order.py``) where
+    the split holds mutants and ``evaluate.py`` kept its per-row scores; else empty."""
+    scores_file = folder / "scores.jsonl"
+    if not scores_file.is_file() or not test_file.is_file():
+        return {}
+    rows = read_jsonl(test_file)
+    if not any("::mutant::" in str(r.get("id", "")) for r in rows):
+        return {}
+    scores = {row["id"]: row for row in read_jsonl(scores_file)}
+    return {m: count(rows, scores, m) for m in metrics if all(m in s for s in scores.values())}
+
+
+def mutant_lines(pairs: dict[str, dict[str, int]]) -> list[str]:
+    """The two parts as a table: why a metric that ties mutants can lead Kendall's tau-b."""
+    if not pairs:
+        return []
+    lines = [
+        "",
+        "Within problems in two parts (`scripts/mutant_order.py`): the canonical solution above "
+        "each failing mutant of it, and pairs of one task's mutants whose PassRatios differ "
+        "(Kendall's τ-b leaves a pair the metric ties out):",
+        "",
+        "| metric | canonical above its failing mutants | mutant pairs right / wrong / tied |",
+        "| --- | --- | --- |",
+    ]
+    for name, c in pairs.items():
+        lines.append(
+            f"| {name} | {c['canonical_right']}/{c['canonical_pairs']} | "
+            f"{c['right']} / {c['wrong']} / {c['tied']} |"
+        )
+    return lines
+
+
 def language_section(language: str, folder: Path, primary: str) -> tuple[dict, list[str]]:
     """One language's summary (for report.json) and its markdown lines."""
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     rows = summarise(report)
     check = verdict(string_rows(rows), primary, report.get("paired"))
     data = report.get("data") or {}
-    kinds = row_kinds(Path(str(data.get("path", ""))))
+    test_file = Path(str(data.get("path", "")))
+    kinds = row_kinds(test_file)
     name = LANGUAGE_NAMES.get(language, language)
     lines = ["", f"## {name}", "", f"`{folder}/report.md` has CIs, Exec metrics and plots."]
     if kinds:
@@ -64,8 +100,11 @@ def language_section(language: str, folder: Path, primary: str) -> tuple[dict, l
             "Test rows by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())),
         ]
     lines += ["", *table(rows), "", "Against the string baselines:", *verdict_lines(check)]
+    best = (check.get("example_kendall") or {}).get("best_baseline")
+    pairs = mutant_pairs(folder, test_file, [primary, *([best] if best else [])])
+    lines += mutant_lines(pairs)
     return {"report": str(folder / "report.json"), "rows_by_kind": kinds, "metrics": rows,
-            "verdict": check}, lines  # fmt: skip
+            "verdict": check, "mutant_pairs": pairs}, lines  # fmt: skip
 
 
 def summary_lines(sections: dict[str, dict], primary: str) -> list[str]:

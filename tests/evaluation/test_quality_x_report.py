@@ -82,3 +82,34 @@ def test_a_bad_evaluation_argument_names_the_fix(report_x, tmp_path: Path):
         report_x.main(["--out", str(tmp_path), "--checkpoint", "c", "--evaluations", "kotlin=x"])
     with pytest.raises(SystemExit, match="run evaluate.py first"):
         report_x.main(["--out", str(tmp_path), "--checkpoint", "c", "--evaluations", "cpp=nope"])
+
+
+def test_mutant_rows_get_the_two_part_breakdown(report_x, tmp_path: Path):
+    folder = _evaluation(tmp_path / "cpp", codescore=0.3, bleu=0.2, codebert=0.4)
+    test = folder / "test.jsonl"
+    ratios = {"CPP/90::samples::0": 1.0, "CPP/90::mutant::0": 0.0, "CPP/90::mutant::1": 0.5}
+    test.write_text("".join(json.dumps({"id": i, "task_id": "CPP/90", "pass_ratio": r}) + "\n"
+                            for i, r in ratios.items()))  # fmt: skip
+    scores = {  # BLEU ties the two mutants; CodeScore orders them wrongly
+        "CPP/90::samples::0": (0.9, 1.0),
+        "CPP/90::mutant::0": (0.8, 0.7),
+        "CPP/90::mutant::1": (0.6, 0.7),
+    }
+    (folder / "scores.jsonl").write_text("".join(
+        json.dumps({"id": i, PRIMARY: c, "BLEU": b, "CodeBERTScore-F1": 0.5}) + "\n"
+        for i, (c, b) in scores.items()))  # fmt: skip
+    section, lines = report_x.language_section("cpp", folder, PRIMARY)
+    pairs = section["mutant_pairs"]
+    assert set(pairs) == {PRIMARY, "BLEU"}  # the primary column and the best string baseline
+    assert (pairs[PRIMARY]["canonical_right"], pairs[PRIMARY]["canonical_pairs"]) == (2, 2)
+    assert (pairs[PRIMARY]["right"], pairs[PRIMARY]["wrong"], pairs[PRIMARY]["tied"]) == (0, 1, 0)
+    assert (pairs["BLEU"]["right"], pairs["BLEU"]["wrong"], pairs["BLEU"]["tied"]) == (0, 0, 1)
+    assert "| BLEU | 2/2 | 0 / 0 / 1 |" in lines
+
+
+def test_rows_without_mutants_get_no_breakdown(report_x, tmp_path: Path):
+    folder = _evaluation(tmp_path / "python", codescore=0.3, bleu=0.2, codebert=0.4)
+    (folder / "test.jsonl").write_text(json.dumps({"id": "HumanEval/90::samples::0"}) + "\n")
+    (folder / "scores.jsonl").write_text(json.dumps({"id": "HumanEval/90::samples::0"}) + "\n")
+    section, _ = report_x.language_section("python", folder, PRIMARY)
+    assert section["mutant_pairs"] == {}
