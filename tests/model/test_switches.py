@@ -10,7 +10,6 @@ import torch
 
 import unice
 from unice.data.dataset import Collator, Sample
-from unice.data.edits import EDIT_FEATURES, edit_features
 from unice.data.encoding import InputEncoder
 from unice.data.features import (
     FEATURE_NAMES,
@@ -45,7 +44,6 @@ ALL_ON = {
     "architecture": "estimator",
     "exact_features": True,
     "structure_features": True,
-    "edit_features": True,
     "exec_prior": True,
     "exact_prior": "rouge_l",
     "clean_generated": True,
@@ -65,8 +63,7 @@ def test_feature_size_counts_every_switch():
     plain = build_tiny_model(architecture="estimator").config.feature_size
     assert plain == hidden + 2 * (3 * hidden + 1)
     config = build_tiny_model(**ALL_ON).config
-    # structure facts feed the prior only; the edit features the head
-    assert config.feature_size == plain + len(FEATURE_NAMES) + len(EDIT_FEATURES)
+    assert config.feature_size == plain + len(FEATURE_NAMES)  # structure facts: the prior only
     assert config.exec_prior_width == len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
 
 
@@ -75,7 +72,7 @@ def test_a_training_step_runs_with_every_switch_on():
     batch = Collator(InputEncoder.from_config(model.tokenizer, model.config), model.config.formats,
                      "estimator")(_samples())  # fmt: skip
     assert batch["exact_features"].dtype == torch.float32
-    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES) + len(EDIT_FEATURES)
+    width = len(FEATURE_NAMES) + len(STRUCTURE_FEATURES)
     assert batch["exact_features"].shape == (len(batch["format_ids"]), width)
     loss, logs = batch_loss(model, batch, model.config.loss_weights)
     loss.backward()
@@ -142,9 +139,9 @@ def test_scoring_feeds_the_features_training_computed():
     ):
         fmt = ("ref", "nl", "ref_nl")[format_id]
         g = clean_generated(GENERATED[index], NL)
-        reference = REFERENCE if fmt != "nl" else None
-        expected = exact_features(g, reference, NL if fmt != "ref" else None, structure=True)
-        expected += edit_features(g, reference)
+        expected = exact_features(
+            g, REFERENCE if fmt != "nl" else None, NL if fmt != "ref" else None, structure=True
+        )
         assert batch["exact_features"][row].tolist() == pytest.approx(expected)
     # the training batch's logits are what model.score reports (rounded to 1e-6)
     inputs = {k: v for k, v in batch.items() if k not in ("labels", "group_ids", "format_ids",
@@ -173,8 +170,7 @@ def test_checkpoint_round_trip_reproduces_scores(tmp_path):
         model.exec_prior_weight.fill_(0.1)
     path = export_checkpoint(model, model.tokenizer, tmp_path / "ckpt")
     loaded = unice.load_model(path, device="cpu")
-    switches = ("exact_features", "structure_features", "edit_features", "exec_prior")
-    for switch in (*switches, "clean_generated"):
+    for switch in ("exact_features", "structure_features", "exec_prior", "clean_generated"):
         assert getattr(loaded.config, switch) is True
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 4, "nls": [NL] * 4}
     assert loaded.score(**kwargs) == model.eval().score(**kwargs)
@@ -208,7 +204,8 @@ def _old_config(**retired) -> dict:
 def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path):
     idle = {"token_alignment": False, "untrained_cosine": False, "comparison_only": False,
             "ranking_pair_weight": "uniform", "exact_scores": False,
-            "structure_target": "head", "exec_prior_mode": "start"}  # fmt: skip
+            "structure_target": "head", "exec_prior_mode": "start",
+            "edit_features": False}  # fmt: skip
     config = UniCEConfig(**_old_config(**idle))  # the defaults every old checkpoint saved
     assert not any(hasattr(config, key) for key in idle)
     adopted = UniCEConfig(**_old_config(exact_features=True, exec_prior=True,
@@ -239,6 +236,7 @@ def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path
         {"exact_features": True, "structure_features": True, "structure_target": "exec"},
         {"exact_features": True, "exec_prior": True, "exec_prior_mode": "start"},
         {"fault_head": True},
+        {"exact_features": True, "edit_features": True},
     ],
 )
 def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp_path):
@@ -261,7 +259,10 @@ def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
     """Stage three's arm C (+.010 over A on MBPP dev, under the .02 margin) took the fault head
     out after the other rejected arms: its switch and loss term name the commit before that."""
     assert RETIRED["fault_head"] == (False, FAULT_HEAD_RETIRED_AT) != (False, RETIRED_AT)
-    assert all(commit == RETIRED_AT for key, (_, commit) in RETIRED.items() if key != "fault_head")
+    own_commits = ("fault_head", "edit_features")
+    assert all(
+        commit == RETIRED_AT for key, (_, commit) in RETIRED.items() if key not in own_commits
+    )
     plain = {"pass_ratio": 1.0, "executable": 1.0}
     # what every checkpoint without the head saved loads, the zero weight dropped
     config = UniCEConfig(**_old_config(fault_head=False, loss_weights={**plain, "faults": 0.0}))

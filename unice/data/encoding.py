@@ -22,7 +22,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from unice.data.edits import edit_features
 from unice.data.features import clean_generated, exact_features
 from unice.data.languages import DEFAULT_LANGUAGE
 from unice.data.layout import encode_layout
@@ -157,8 +156,6 @@ class InputEncoder:
         features: add each row's :func:`unice.data.features.exact_features` (estimator).
         structure: with ``features``, add its ``structure_features`` too (g's AST node-kind
             counts against the reference's).
-        edits: with ``features``, add :func:`unice.data.edits.edit_features` last (what g
-            changed in the reference).
 
     Token ids of each distinct text are computed once and kept (``tokenize``): the reference
     and NL of a problem are shared by all its candidates, and training reads every sample in
@@ -177,7 +174,6 @@ class InputEncoder:
         clean: bool = False,
         features: bool = False,
         structure: bool = False,
-        edits: bool = False,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
@@ -190,7 +186,6 @@ class InputEncoder:
         self.clean = clean
         self.features = features
         self.structure = structure
-        self.edits = edits
         self._clean_cache: dict[tuple[str, str | None], str] = {}
         self._feature_cache: dict[tuple[str, str | None, str | None], list[float]] = {}
         self.tokenizer = tokenizer
@@ -216,7 +211,6 @@ class InputEncoder:
             bool(getattr(config, "clean_generated", False)),
             bool(getattr(config, "exact_features", False)),
             bool(getattr(config, "structure_features", False)),
-            bool(getattr(config, "edit_features", False)),
         )
 
     def cleaned(
@@ -254,10 +248,9 @@ class InputEncoder:
         if key not in cache:
             if len(cache) > TOKEN_CACHE_SIZE:
                 cache.clear()
-            values = exact_features(generated, reference, nl, self.structure, language=language)
-            if self.edits:
-                values = values + edit_features(generated, reference, language)
-            cache[key] = values
+            cache[key] = exact_features(
+                generated, reference, nl, self.structure, language=language
+            )
         return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:

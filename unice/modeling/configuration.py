@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
-from unice.data.edits import EDIT_FEATURES
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
 
@@ -39,6 +38,10 @@ RETIRED_AT = "5bbd199"
 FAULT_HEAD_RETIRED_AT = "a686e74"
 """The last commit with the fault head's code (stage three's arm C: on A, mean MBPP dev
 within-problem rho .474 against A's .464, +.010 < the .02 margin, not credited)."""
+EDIT_FEATURES_RETIRED_AT = "6aff5df"
+"""The last commit with ``edit_features`` (the head reading what g changed in r: the token
+diff's size, places and token kinds): not adopted by multilingual stage two (dev .707 against
+.724) nor by ``make quality``'s arm K (MBPP dev mean .480 against I's .480)."""
 RETIRED: dict[str, tuple[Any, str]] = {
     "token_alignment": (False, RETIRED_AT),
     "untrained_cosine": (False, RETIRED_AT),
@@ -48,6 +51,7 @@ RETIRED: dict[str, tuple[Any, str]] = {
     "structure_target": ("prior", RETIRED_AT),
     "exec_prior_mode": ("ensemble", RETIRED_AT),
     "fault_head": (False, FAULT_HEAD_RETIRED_AT),
+    "edit_features": (False, EDIT_FEATURES_RETIRED_AT),
 }
 """Switches of rejected arms whose code is gone, each with the one value that is today's
 behaviour and the last commit with its code. An old ``config.json`` holding that value (or a
@@ -158,11 +162,6 @@ class UniCEConfig(PretrainedConfig):
             has fewer and whether it has more of them than the reference: static facts of g
             against r that a crash often follows (``unice.data.features.structure_features``).
             The head never sees them.
-        edit_features: with ``exact_features``, the head also reads what g changed in r:
-            the token-level diff's size, its places, and the kinds of token it touches
-            (comparison, arithmetic, logical, number, boolean, string, name, punctuation;
-            ``unice.data.edits``), in any language. A string overlap counts an edit; these say
-            which edit it is, which is what decides whether a one-token change breaks a program.
         exec_prior: with ``exact_features``, the model's Exec output is the average of two
             probabilities, ``(sigmoid(network) + sigmoid(prior)) / 2``: the network's own Exec
             logit and a logistic regression of the Exec label on each row's exact features (and
@@ -217,7 +216,6 @@ class UniCEConfig(PretrainedConfig):
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
-    edit_features: bool = False
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
@@ -258,10 +256,6 @@ class UniCEConfig(PretrainedConfig):
         if self.exec_prior and not self.exact_features:
             raise ModelConfigError(
                 "exec_prior fits the Exec prior on the exact features; it needs exact_features=true"
-            )
-        if self.edit_features and not self.exact_features:
-            raise ModelConfigError(
-                "edit_features are read beside the exact features; it needs exact_features=true"
             )
         if self.structure_features and not self.exec_prior:
             raise ModelConfigError(
@@ -311,13 +305,7 @@ class UniCEConfig(PretrainedConfig):
         if self.architecture != "estimator":
             return hidden
         size = hidden + 2 * (3 * hidden + 1)
-        return size + (self.head_feature_width if self.exact_features else 0)
-
-    @property
-    def head_feature_width(self) -> int:
-        """How many exact features the head reads: the plain ones, plus the edit features
-        with ``edit_features`` (the structure facts feed only the Exec prior)."""
-        return len(FEATURE_NAMES) + (len(EDIT_FEATURES) if self.edit_features else 0)
+        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
 
     @property
     def exec_prior_width(self) -> int:

@@ -31,7 +31,6 @@ MODEL_FIELDS = (
     "architecture",
     "exact_features",
     "structure_features",
-    "edit_features",
     "exact_prior",
     "exec_prior",
     "clean_generated",
