@@ -15,16 +15,12 @@ one task whose PassRatios differ, ordered right, wrong or tied.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from data_builders.jsonl import read_jsonl
+
 LANGUAGES = ("cpp", "java", "js", "go", "rust")
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def count(rows: list[dict], scores: dict[str, dict], metric: str) -> dict[str, int]:

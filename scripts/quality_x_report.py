@@ -21,9 +21,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mutant_order import count, read_jsonl
+from mutant_order import count
 from quality_report import primary_column, summarise, table, verdict, verdict_lines
 
+from data_builders.jsonl import read_jsonl
 from unice.ice_score.templates import LANGUAGE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,24 +40,23 @@ def string_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if not r["name"].startswith(NEURAL_PREFIXES)]
 
 
-def row_kinds(test_file: Path) -> dict[str, int]:
+def row_kinds(test_rows: list[dict[str, Any]]) -> dict[str, int]:
     """How many test rows are canonical solutions, mutants, real samples (by row id kind)."""
     kinds: Counter[str] = Counter()
-    if test_file.is_file():
-        for line in test_file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row_id = str(json.loads(line).get("id", ""))
-                kinds[row_id.split("::")[1] if row_id.count("::") >= 2 else "other"] += 1
+    for row in test_rows:
+        row_id = str(row.get("id", ""))
+        kinds[row_id.split("::")[1] if row_id.count("::") >= 2 else "other"] += 1
     return dict(kinds)
 
 
-def mutant_pairs(folder: Path, test_file: Path, metrics: list[str]) -> dict[str, dict[str, int]]:
+def mutant_pairs(
+    folder: Path, rows: list[dict[str, Any]], metrics: list[str]
+) -> dict[str, dict[str, int]]:
     """Each metric's within-problem order in its two parts (``scripts/mutant_order.py``) where
-    the split holds mutants and ``evaluate.py`` kept its per-row scores; else empty."""
+    the test ``rows`` hold mutants and ``evaluate.py`` kept its per-row scores; else empty."""
     scores_file = folder / "scores.jsonl"
-    if not scores_file.is_file() or not test_file.is_file():
+    if not scores_file.is_file():
         return {}
-    rows = read_jsonl(test_file)
     if not any("::mutant::" in str(r.get("id", "")) for r in rows):
         return {}
     scores = {row["id"]: row for row in read_jsonl(scores_file)}
@@ -91,7 +91,8 @@ def language_section(language: str, folder: Path, primary: str) -> tuple[dict, l
     check = verdict(string_rows(rows), primary, report.get("paired"))
     data = report.get("data") or {}
     test_file = Path(str(data.get("path", "")))
-    kinds = row_kinds(test_file)
+    test_rows = read_jsonl(test_file) if test_file.is_file() else []
+    kinds = row_kinds(test_rows)
     name = LANGUAGE_NAMES.get(language, language)
     lines = ["", f"## {name}", "", f"`{folder}/report.md` has CIs, Exec metrics and plots."]
     if kinds:
@@ -101,7 +102,7 @@ def language_section(language: str, folder: Path, primary: str) -> tuple[dict, l
         ]
     lines += ["", *table(rows), "", "Against the string baselines:", *verdict_lines(check)]
     best = (check.get("example_kendall") or {}).get("best_baseline")
-    pairs = mutant_pairs(folder, test_file, [primary, *([best] if best else [])])
+    pairs = mutant_pairs(folder, test_rows, [primary, *([best] if best else [])])
     lines += mutant_lines(pairs)
     return {"report": str(folder / "report.json"), "rows_by_kind": kinds, "metrics": rows,
             "verdict": check, "mutant_pairs": pairs}, lines  # fmt: skip
