@@ -58,14 +58,15 @@ Case = tuple[Sequence[Any], Any]
 
 def check_options(options: Any) -> None:
     """What HE-Eval-X refuses among ``build``'s options (or a ``BuildRequest``'s), in one
-    line: it needs a language, and mutants are of the reference in every split."""
+    line: it needs a language, and mutants are of the reference (``--mutant-splits`` may limit
+    them to some splits, e.g. more mutants for training only)."""
     if options.language not in LANGUAGE_NAMES:
         raise UserError(
             f"build humaneval-x needs --language, one of {', '.join(LANGUAGE_NAMES)} "
             f"(got {options.language!r})"
         )
-    if options.mutants_of != "reference" or options.mutant_splits is not None:
-        raise UserError("--mutants-of/--mutant-splits are for Python datasets, not humaneval-x")
+    if options.mutants_of != "reference":
+        raise UserError("--mutants-of samples is for Python datasets, not humaneval-x")
 
 
 def check_request(request: Any) -> None:

@@ -264,7 +264,7 @@ def test_what_humaneval_x_cannot_do_is_one_line(tmp_path: Path, monkeypatch, cap
     problems, samples = _inputs(tmp_path, "js")
     out = tmp_path / "out"
     for extra, words in (
-        (["--mutants-of", "samples", "--mutants", "2"], "are for Python datasets"),
+        (["--mutants-of", "samples", "--mutants", "2"], "is for Python datasets"),
         (["--generate", "smollm2"], "--generate local[:GGUF] is the generator"),
     ):
         assert main([*_argv("js", problems, samples, out), *extra]) == 2
@@ -443,6 +443,23 @@ def test_mutants_of_the_canonical_solution_are_labelled_in_the_language(tmp_path
     assert any(r["pass_ratio"] < 1.0 for r in mutants)  # one edit changes some verdicts
 
 
+def test_mutant_splits_limit_mutants_to_the_named_splits(tmp_path: Path) -> None:
+    """``--mutant-splits train``: more mutants for training while dev and test keep their rows
+    (the mutants8 arm of configs/experiment/multilingual_cpu.yaml)."""
+    need("js")
+    problems, _ = _inputs(tmp_path, "js")
+    samples = _write(tmp_path / "none.jsonl", [])
+    split = ("--split-ratios", "1,0,0", "--held-out-from", "1")  # task 0 train, task 1 test
+    mutated = {}
+    for splits in ("train", "test"):
+        out = tmp_path / splits
+        argv = _argv("js", problems, samples, out, "--mutants", "2", "--mutant-splits", splits)
+        assert main([*argv, *split]) == 0
+        rows = _rows(out).values()
+        mutated[splits] = {r["task_id"] for r in rows if "::mutant::" in r["id"]}
+    assert mutated == {"train": {"JavaScript/0"}, "test": set()}  # task 1 gets no mutant anyway
+
+
 def test_text_mutants_edit_only_the_completion_and_are_seeded() -> None:
     from data_builders.candidates.mutants import make_text_mutants
 
@@ -455,3 +472,5 @@ def test_text_mutants_edit_only_the_completion_and_are_seeded() -> None:
         m.program for m in make_text_mutants("CPP/0", prompt, reference, 3, seed=7)
     ]
     assert [m.index for m in made] == [0, 1, 2] and {m.kind for m in made} == {"mutant"}
+    more = make_text_mutants("CPP/0", prompt, reference, 5, seed=7)  # the first 3 are the same
+    assert [m.program for m in more[:3]] == [m.program for m in made]
