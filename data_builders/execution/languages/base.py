@@ -27,10 +27,21 @@ check (``None``: loops, properties, expected values the host cannot read) still 
 
 from __future__ import annotations
 
+import functools
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+@functools.cache
+def fast_linker() -> list[str]:
+    """``-fuse-ld=gold`` where binutils' gold linker is installed, else nothing (the default
+    ``ld``). A HumanEval-X program is one small object file; GNU ld spends about a fifth of a
+    C++ compile's CPU time linking it, gold half of that. The linker changes how fast a
+    program is built, not what it runs: the same objects and libraries go into the binary
+    (``benchmarks/label_vs_plain_harness.py`` checks the verdicts against a plain build)."""
+    return ["-fuse-ld=gold"] if shutil.which("ld.gold") else []
 
 
 class SplitError(ValueError):

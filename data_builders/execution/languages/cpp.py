@@ -22,7 +22,14 @@ from pathlib import Path
 
 from data_builders.execution.foreign_checks import Check
 from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
-from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
+from data_builders.execution.languages.base import (
+    Driver,
+    Language,
+    Prelude,
+    RunSpec,
+    SplitError,
+    fast_linker,
+)
 from data_builders.execution.languages.checks import abs_check
 from data_builders.execution.languages.cpp_support import MAIN, SUPPORT, SUPPORT_HEADERS
 from data_builders.execution.languages.source import (
@@ -245,7 +252,8 @@ class Cpp(Language):
         self, build: Path, mode: str = "", prelude_dir: Path | None = None
     ) -> list[str]:
         include = [f"-I{prelude_dir}"] if prelude_dir is not None else []
-        return ["g++", *self.flags, *include, "-o", "prog", "main.cpp", *self.libraries]
+        link = fast_linker()
+        return ["g++", *self.flags, *include, *link, "-o", "prog", "main.cpp", *self.libraries]
 
     def prelude_argv(self, prelude: Prelude) -> list[str]:
         # The same flags as the programs': GCC uses a precompiled header only for a compile

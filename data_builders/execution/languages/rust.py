@@ -33,7 +33,14 @@ from pathlib import Path
 
 from data_builders.execution.foreign_checks import Check
 from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
-from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
+from data_builders.execution.languages.base import (
+    Driver,
+    Language,
+    Prelude,
+    RunSpec,
+    SplitError,
+    fast_linker,
+)
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.rust_support import (
     LINK_RUNTIME,
@@ -209,7 +216,8 @@ class Rust(Language):
         # asserts in `fn main` as MultiPL-E's evaluator builds them, `rustc F -o B`: rustc's
         # default edition (2015), where e.g. `TryFrom` is not in the prelude.
         edition = ["--edition", "2021", "--test"] if mode != "main" else []
-        argv = [rustc, *edition, "-A", "warnings", *_dynamic_std()]
+        link = [f"-Clink-arg={flag}" for flag in fast_linker()]
+        argv = [rustc, *edition, "-A", "warnings", *_dynamic_std(), *link]
         if prelude_dir is None:  # (what the build cache's key is made of)
             return [*argv, "-o", "prog", "main.rs"]
         if (prelude_dir / RUNTIME_LIB).exists():
