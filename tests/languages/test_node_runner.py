@@ -116,3 +116,21 @@ def test_map_after_map_reuses_the_runners(tmp_path: Path) -> None:
             assert [statuses(r) for r in ex.map(chunk)] == [["pass"] * 3] * 4
         assert 1 <= len(ex.pool._runners) <= 2
         assert ex.pool.processes == 0
+
+
+def test_random_draws_are_the_same_in_every_run(tmp_path: Path) -> None:
+    """A test drawing its inputs with ``Math.random`` (HumanEval-X's JavaScript/32) gives one
+    verdict per program, in a runner and in a process of its own alike; with Node's own
+    unseeded generator these 24 coin flips would match between runs once in 2**24."""
+    need("js")
+    source = "const coin = () => Math.random() < 0.5\n"
+    flips = "".join("  console.assert(coin())\n" for _ in range(24))
+    test = f"const testCoin = () => {{\n{flips}}}\ntestCoin()\n"
+    runs = []
+    for runners in (True, True, False):
+        with Executor(
+            "js", workers=1, limits=LIMITS, cache_dir=tmp_path / f"b{len(runs)}", runners=runners
+        ) as ex:
+            runs.append(_run(ex, source, test))
+    assert runs[0] == runs[1] == runs[2]
+    assert {"pass", "wrong_answer"} <= set(runs[0])  # real draws, both ways

@@ -150,6 +150,18 @@ HEAD = r"""const __unice_rt = (() => {
     }
     mark(ok ? 'P' : 'F', k)
   }
+  // Node's Math.random cannot be seeded, and four HumanEval-X tests (JavaScript/32, /38, /50,
+  // /53) draw their inputs with it: one program passed in one run and failed in the next. A
+  // fixed-seed generator (mulberry32) gives every run of a program the same draws, as the
+  // Python tests' random.Random(42) does. A program may still replace it for itself.
+  const imul = Math.imul
+  let seed = 42
+  Math.random = () => {
+    seed = (seed + 0x6D2B79F5) | 0
+    let t = imul(seed ^ (seed >>> 15), seed | 1)
+    t ^= t + imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
   return Object.freeze({ value, kase })
 })(); const __unice_case = __unice_rt.kase, __unice_value = __unice_rt.value;
 """
