@@ -1,5 +1,6 @@
-"""The gold linker where binutils has it (``languages/base.fast_linker``): C++ and Rust
-programs link with it, and without it the compile commands are the plain ones."""
+"""The gold linker where binutils has it (``languages/base.fast_linker``): C++ programs link
+with it, and without it the compile command is the plain one. (Rust gained nothing from it:
+13.2 programs/s with it and without, ``benchmarks/label_vs_plain_harness.py``, 2026-12-06.)"""
 
 from __future__ import annotations
 
@@ -33,5 +34,3 @@ def test_compile_commands_use_gold_only_where_it_is(linker, found: bool) -> None
     cpp = get_language("cpp").compile_argv(Path("/b"), prelude_dir=Path("/p"))
     assert ("-fuse-ld=gold" in cpp) is found
     assert cpp[-3:] == ["prog", "main.cpp", "-lcrypto"]
-    rust = get_language("rust").compile_argv(Path("/b"))
-    assert ("-Clink-arg=-fuse-ld=gold" in rust) is found

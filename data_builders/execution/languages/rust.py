@@ -39,7 +39,6 @@ from data_builders.execution.languages.base import (
     Prelude,
     RunSpec,
     SplitError,
-    fast_linker,
 )
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.rust_support import (
@@ -216,8 +215,7 @@ class Rust(Language):
         # asserts in `fn main` as MultiPL-E's evaluator builds them, `rustc F -o B`: rustc's
         # default edition (2015), where e.g. `TryFrom` is not in the prelude.
         edition = ["--edition", "2021", "--test"] if mode != "main" else []
-        link = [f"-Clink-arg={flag}" for flag in fast_linker()]
-        argv = [rustc, *edition, "-A", "warnings", *_dynamic_std(), *link]
+        argv = [rustc, *edition, "-A", "warnings", *_dynamic_std()]
         if prelude_dir is None:  # (what the build cache's key is made of)
             return [*argv, "-o", "prog", "main.rs"]
         if (prelude_dir / RUNTIME_LIB).exists():
