@@ -158,7 +158,7 @@ class CaseWatch:
         passed; the resident memory over its limit is then what the program did, not the CPU
         time it spent getting there."""
         now = time.monotonic()
-        if tree.rss_mb() > self.watch.rss_mb:
+        if self.over_memory(tree):
             return "memory"
         cpu = tree.cpu()
         if cpu - self.phase_cpu > self.limit:
@@ -172,6 +172,10 @@ class CaseWatch:
         elif now - self._idle_since > max(self.limit, 0.5):  # blocked (sleeping, waiting)
             return "timeout"
         return None
+
+    def over_memory(self, tree: Tree) -> bool:
+        """Whether the process tree's resident memory is past the limit."""
+        return tree.rss_mb() > self.watch.rss_mb
 
     def close_phase(self, final_cpu: float) -> None:
         """The last case's time, when the program ended before another started."""

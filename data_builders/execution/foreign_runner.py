@@ -34,6 +34,10 @@ from data_builders.execution.foreign_process import (
 )
 from data_builders.execution.process_group import kill_group
 
+STOP_GRACE = 1.0
+"""Wall seconds a runner has to stop a program past its limit before the host kills it (V8
+stops a worker's isolate in milliseconds; a program blocked outside JavaScript may not stop)."""
+
 
 class RunnerDiedError(RuntimeError):
     """The runner process is gone (killed at a limit, or taken down by a program)."""
@@ -92,21 +96,30 @@ class Runner:
         finished: list[bytes] | None = None
         killed = None
         exited: float | None = None
+        stop_asked: float | None = None  # when the runner was asked to stop the program
         while finished is None:
             lines, self._buffer, chunk = read_lines(self._read_fd, self._buffer)
             for line in lines:
                 if line.startswith(b"X " + nonce.encode() + b" "):
                     finished = line.split(b" ", 4)[2:]
                     break
-                cases.report(line, self.tree)
+                if stop_asked is None:  # nothing the program says after its limit counts
+                    cases.report(line, self.tree)
             if finished is not None:
                 break
             if not self.alive:
                 exited = exited or time.monotonic()
                 if chunk == b"" or time.monotonic() - exited > 0.5:
                     break
+            if stop_asked is not None:
+                if time.monotonic() - stop_asked > STOP_GRACE or cases.over_memory(self.tree):
+                    kill_group(self.proc.pid)  # it did not stop: the whole runner goes
+                    break
+                continue
             killed = cases.over_limit(self.tree)
-            if killed:
+            if killed == "timeout" and self._ask_to_stop():
+                stop_asked = time.monotonic()  # the runner stops the program, lives on
+            elif killed:
                 kill_group(self.proc.pid)
                 break
         cpu = max(self.tree.final_cpu - origin, 0.0)
@@ -117,10 +130,22 @@ class Runner:
             if finished[1:2] != [b"1"]:  # it is not as a fresh process would be: retire it
                 self.close()
             detail = finished[2].decode(errors="replace") if len(finished) > 2 else ""
-            return cases.end(code, None, "", (stderr + detail)[-4000:], cpu)
+            return cases.end(code, killed, "", (stderr + detail)[-4000:], cpu)
         stdout = tail(self._stdout_path)
         self.close()  # killed at a limit, or the runtime itself ended: the process's status
         return cases.end(self.proc.returncode, killed, stdout, stderr, cpu)
+
+    def _ask_to_stop(self) -> bool:
+        """Ask the runner to stop the running program (its worker), so that a program past
+        its time limit costs the runner nothing: no new runner has to start for the next one.
+        False when the request cannot be written (the runner is going)."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(b'{"stop": true}\n')
+            self.proc.stdin.flush()
+        except OSError:
+            return False
+        return True
 
     def close(self) -> None:
         """Kill the runner's process group and release its pipe and files."""

@@ -90,15 +90,14 @@ FRESH = (
 @pytest.mark.parametrize(
     ("attack", "expected"),
     [
-        ("globalThis.leaked = 1; while (true) {}", "timeout"),
         (LOCKED, "pass"),
         ("globalThis.leaked = 1; process.kill(process.pid, 'SIGKILL')", "signal"),
     ],
-    ids=["timeout", "undeletable_scratch", "runtime_killed"],
+    ids=["undeletable_scratch", "runtime_killed"],
 )
 def test_a_spoiled_runner_is_replaced(one_runner: Executor, attack: str, expected) -> None:
-    """A timeout (the runner is killed), a scratch folder it cannot empty (the runner retires
-    itself), the runtime killed from inside: the next program runs in a fresh runner."""
+    """A scratch folder it cannot empty (the runner retires itself), the runtime killed from
+    inside: the next program runs in a fresh runner."""
     source = f"const ok = () => 1\nconst attack = () => {{ {attack} }}\n"
     assert _run(one_runner, source)[0] == expected
     before = one_runner.pool.processes
@@ -134,3 +133,29 @@ def test_random_draws_are_the_same_in_every_run(tmp_path: Path) -> None:
             runs.append(_run(ex, source, test))
     assert runs[0] == runs[1] == runs[2]
     assert {"pass", "wrong_answer"} <= set(runs[0])  # real draws, both ways
+
+
+def test_a_program_past_its_limit_is_stopped_and_the_runner_lives_on(one_runner: Executor) -> None:
+    """A looping case is stopped by the runner (its worker terminated) when the host sees it
+    pass its limit: that case is a timeout, the next case resumes in the same runner, and the
+    next program finds nothing the looping one left (no runner start for either)."""
+    source = "const ok = () => 1\nconst attack = () => { globalThis.leaked = 1; while (true) {} }\n"
+    assert _run(one_runner, source) == ["timeout", "pass"]
+    assert one_runner.pool.processes == 0  # no runner was killed or retired
+    assert _run(one_runner, FRESH) == ["pass", "pass"]
+    assert one_runner.pool.processes == 0
+
+
+def test_a_program_that_does_not_stop_takes_the_runner_with_it(one_runner: Executor) -> None:
+    """A program blocked in a system call (reading the runner's own request pipe, opened
+    anew so that it blocks) cannot be stopped by V8 and takes the stop request itself: after
+    the grace period the host kills the runner, and the next program runs in a fresh one."""
+    source = (
+        "const ok = () => 1\nconst attack = () => {\n  globalThis.leaked = 1\n"
+        "  require('fs').readFileSync('/proc/self/fd/0')\n  return 0\n}\n"
+    )
+    assert _run(one_runner, source)[0] == "timeout"
+    assert one_runner.pool.processes >= 1  # the runner was killed
+    before = one_runner.pool.processes
+    assert _run(one_runner, FRESH) == ["pass", "pass"]
+    assert one_runner.pool.processes == before

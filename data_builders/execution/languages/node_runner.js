@@ -11,7 +11,10 @@
 // its own; when the program's worker has exited the runner writes
 //   X <nonce> <exit code> <1: fresh, 0: replace me> <error text>
 // The nonce is never shown to the program, so it cannot end its own run early and report
-// for the next one. Before X: the worker is gone, and /tmp, /dev/shm and the working folder
+// for the next one. A line {"stop": true} (the host saw the program pass its CPU or wall
+// limit) terminates the running program's worker (V8 stops its isolate wherever it is) and
+// reports it as X with exit code 124; the runner lives on for the next program. The host
+// kills the whole runner when no X follows soon (a program blocked where V8 cannot stop it). Before X: the worker is gone, and /tmp, /dev/shm and the working folder
 // are emptied, so the next program finds what a fresh process would.
 'use strict'
 const fs = require('fs')
@@ -60,6 +63,8 @@ function finish (nonce, code, text) {
   if (!fresh) process.exit(75) // the executor starts a fresh runner for the next program
 }
 
+let current = null // the running program's worker, while it runs
+
 function run (request) {
   return new Promise((resolve) => {
     let errorText = ''
@@ -73,6 +78,8 @@ function run (request) {
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: request.heap_mb }
     })
+    const mine = { worker, stopped: false }
+    current = mine
     const count = (chunk, keep) => {
       outputBytes += chunk.length
       if (keep) errorText = (errorText + chunk.toString()).slice(-2000)
@@ -88,8 +95,10 @@ function run (request) {
       errorText += oom ? ' Reached heap limit' : ' ' + (error && error.stack ? error.stack : error)
     })
     worker.on('exit', (code) => {
-      // 153 = 128 + SIGXFSZ: the runner reads it as a process killed for its output
-      resolve([overflow ? 153 : code, errorText])
+      current = null
+      // 153 = 128 + SIGXFSZ: the runner reads it as a process killed for its output;
+      // 124: stopped at the host's request (a limit)
+      resolve([overflow ? 153 : mine.stopped ? 124 : code, errorText])
     })
   })
 }
@@ -98,6 +107,10 @@ const requests = readline.createInterface({ input: process.stdin, terminal: fals
 let queue = Promise.resolve()
 requests.on('line', (line) => {
   const request = JSON.parse(line)
+  if (request.stop) { // not queued: it is for the program running now (if any)
+    if (current) { current.stopped = true; current.worker.terminate() }
+    return
+  }
   queue = queue.then(() => run(request)).then(([code, text]) => finish(request.nonce, code, text))
 })
 requests.on('close', () => queue.then(() => process.exit(0)))
