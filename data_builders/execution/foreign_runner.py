@@ -6,8 +6,10 @@ that starts one Node per program is at best at parity with a plain one. A runner
 start-up once. What a program sees does not change: its own V8 isolate, the same sandbox
 (bubblewrap, seccomp, read-only ``/``), an emptied ``/tmp``, and the same limits, watched by
 :class:`~data_builders.execution.foreign_process.CaseWatch` on the runner's process tree, with
-CPU counted from the program's start. A program that passes a limit, or takes the runtime
-down, kills the runner; the executor starts a fresh one for the remaining cases, as it
+CPU counted from the program's start. A program past its time limit is stopped inside the
+runner (``{"stop": true}``: its worker is terminated, the runner lives on; killed after
+``STOP_GRACE`` if it does not stop). A program past its memory limit, or one that takes the
+runtime down, kills the runner; the executor starts a fresh one for the remaining cases, as it
 starts a fresh process in the one-process-per-program mode.
 """
 
@@ -74,7 +76,8 @@ class Runner:
         value_cases: frozenset[int] = frozenset(),
     ) -> End:
         """Run one program (``request``: what the runner script reads, less the nonce) from
-        its case ``start``; the runner is killed (and dead after) when a limit is passed.
+        its case ``start``; a program past its time limit is stopped by the runner, which
+        lives on; past the memory limit (or not stopping) the runner is killed (dead after).
         ``token``: the program's report token (handed to its worker in the request)."""
         if not self.alive:
             raise RunnerDiedError("runner is not running")
