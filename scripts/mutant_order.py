@@ -48,6 +48,14 @@ def count(rows: list[dict], scores: dict[str, dict], metric: str) -> dict[str, i
     return out
 
 
+def cells(counts: dict[str, int]) -> str:
+    """The two parts of :func:`count` as the last two cells of a markdown table row."""
+    return (
+        f"{counts['canonical_right']}/{counts['canonical_pairs']} | "
+        f"{counts['right']} / {counts['wrong']} / {counts['tied']} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="outputs/quality_x", help="make quality-x's output folder")
@@ -68,11 +76,7 @@ def main() -> None:
         scores = {row["id"]: row for row in read_jsonl(scores_file)}
         rows = read_jsonl(test_file)
         for metric in args.metrics:
-            c = count(rows, scores, metric)
-            print(
-                f"| {language} | {metric} | {c['canonical_right']}/{c['canonical_pairs']} | "
-                f"{c['right']} / {c['wrong']} / {c['tied']} |"
-            )
+            print(f"| {language} | {metric} | {cells(count(rows, scores, metric))}")
 
 
 if __name__ == "__main__":

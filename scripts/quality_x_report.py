@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mutant_order import count
+from mutant_order import cells, count
 from quality_report import primary_column, summarise, table, verdict, verdict_lines
 
 from data_builders.jsonl import read_jsonl
@@ -76,12 +76,7 @@ def mutant_lines(pairs: dict[str, dict[str, int]]) -> list[str]:
         "| metric | canonical above its failing mutants | mutant pairs right / wrong / tied |",
         "| --- | --- | --- |",
     ]
-    for name, c in pairs.items():
-        lines.append(
-            f"| {name} | {c['canonical_right']}/{c['canonical_pairs']} | "
-            f"{c['right']} / {c['wrong']} / {c['tied']} |"
-        )
-    return lines
+    return lines + [f"| {name} | {cells(c)}" for name, c in pairs.items()]
 
 
 def language_section(language: str, folder: Path, primary: str) -> tuple[dict, list[str]]:

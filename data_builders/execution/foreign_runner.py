@@ -90,12 +90,7 @@ class Runner:
         if token is not None:
             request = {**request, "token": token}
         stderr_start = self._stderr_path.stat().st_size  # this program's errors come after
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write((json.dumps({**request, "nonce": nonce}) + "\n").encode())
-            self.proc.stdin.flush()
-        except OSError:
-            pass  # the runner died: seen below as an exit
+        self._send({**request, "nonce": nonce})  # if the runner died: seen below as an exit
         finished: list[bytes] | None = None
         killed = None
         exited: float | None = None
@@ -120,7 +115,7 @@ class Runner:
                     break
                 continue
             killed = cases.over_limit(self.tree)
-            if killed == "timeout" and self._ask_to_stop():
+            if killed == "timeout" and self._send({"stop": True}):
                 stop_asked = time.monotonic()  # the runner stops the program, lives on
             elif killed:
                 kill_group(self.proc.pid)
@@ -138,13 +133,13 @@ class Runner:
         self.close()  # killed at a limit, or the runtime itself ended: the process's status
         return cases.end(self.proc.returncode, killed, stdout, stderr, cpu)
 
-    def _ask_to_stop(self) -> bool:
-        """Ask the runner to stop the running program (its worker), so that a program past
-        its time limit costs the runner nothing: no new runner has to start for the next one.
-        False when the request cannot be written (the runner is going)."""
+    def _send(self, message: dict[str, object]) -> bool:
+        """Write one request line to the runner: a program to run, or ``{"stop": true}`` (stop
+        the running program's worker, so that a program past its time limit costs no new
+        runner). False when it cannot be written (the runner is going)."""
         assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write(b'{"stop": true}\n')
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
             self.proc.stdin.flush()
         except OSError:
             return False

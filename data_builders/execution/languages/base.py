@@ -35,7 +35,7 @@ from typing import Any
 
 
 @functools.cache
-def fast_linker() -> list[str]:
+def fast_linker() -> tuple[str, ...]:
     """``-fuse-ld=gold`` where binutils' gold linker is installed, else nothing (the default
     ``ld``), for C++. A HumanEval-X program is one small object file; GNU ld spends about a
     fifth of a C++ compile's CPU time linking it, gold half of that (``label`` 4.4 -> 5.9 C++
@@ -43,7 +43,7 @@ def fast_linker() -> list[str]:
     rustc's own). The linker changes how fast a program is built, not what it runs: the same
     objects and libraries go into the binary, and the benchmark checks the verdicts against a
     plain build."""
-    return ["-fuse-ld=gold"] if shutil.which("ld.gold") else []
+    return ("-fuse-ld=gold",) if shutil.which("ld.gold") else ()
 
 
 class SplitError(ValueError):

@@ -252,8 +252,8 @@ class Cpp(Language):
         self, build: Path, mode: str = "", prelude_dir: Path | None = None
     ) -> list[str]:
         include = [f"-I{prelude_dir}"] if prelude_dir is not None else []
-        link = fast_linker()
-        return ["g++", *self.flags, *include, *link, "-o", "prog", "main.cpp", *self.libraries]
+        return ["g++", *self.flags, *include, *fast_linker(), "-o", "prog", "main.cpp",
+                *self.libraries]  # fmt: skip
 
     def prelude_argv(self, prelude: Prelude) -> list[str]:
         # The same flags as the programs': GCC uses a precompiled header only for a compile

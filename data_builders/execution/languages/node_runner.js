@@ -14,8 +14,9 @@
 // for the next one. A line {"stop": true} (the host saw the program pass its CPU or wall
 // limit) terminates the running program's worker (V8 stops its isolate wherever it is) and
 // reports it as X with exit code 124; the runner lives on for the next program. The host
-// kills the whole runner when no X follows soon (a program blocked where V8 cannot stop it). Before X: the worker is gone, and /tmp, /dev/shm and the working folder
-// are emptied, so the next program finds what a fresh process would.
+// kills the whole runner when no X follows soon (a program blocked where V8 cannot stop it).
+// Before X: the worker is gone, and /tmp, /dev/shm and the working folder are emptied, so
+// the next program finds what a fresh process would.
 'use strict'
 const fs = require('fs')
 const path = require('path')

@@ -33,13 +33,7 @@ from pathlib import Path
 
 from data_builders.execution.foreign_checks import Check
 from data_builders.execution.foreign_literals import NotLiteral, is_literal, parse_literal
-from data_builders.execution.languages.base import (
-    Driver,
-    Language,
-    Prelude,
-    RunSpec,
-    SplitError,
-)
+from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.rust_support import (
     LINK_RUNTIME,
