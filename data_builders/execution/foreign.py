@@ -51,7 +51,7 @@ from data_builders.execution.foreign_run import Running
 from data_builders.execution.foreign_runner import Runner
 from data_builders.execution.foreign_sandbox import sandbox_command
 from data_builders.execution.isolation import COMPILED_LEVELS, plan_isolation, warn_once
-from data_builders.execution.languages import SplitError, get_language
+from data_builders.execution.languages import Driver, Language, SplitError, get_language
 from data_builders.execution.seccomp import COMPILED_RUN, export_bpf
 from data_builders.execution.types import Program, ProgramResult, TestOutcome
 
@@ -64,6 +64,11 @@ the other workers stop. A program here costs ~0.1-0.5 s (compile and run), so 16
 keeps the others busy for several seconds behind one such program; the cost is memory, that
 many programs and results held at once (the Python executor's window is 64 per worker, for
 programs of a few milliseconds)."""
+
+
+BATCH_ROUNDS = 3
+"""How often ``_run_batch`` builds a batch again without the members a failed build named,
+before it builds the rest alone (each round drops at least one member)."""
 
 
 class ToolchainMissingError(RuntimeError):
@@ -92,6 +97,9 @@ class ForeignPool(Compiling, Running):
         runners: run programs in one long-lived runner per worker thread where the
             language has one (JavaScript: ``foreign_runner.py``); False starts a process
             per program.
+        compile_batches: ``map`` compiles consecutive programs of a language that allows it
+            (Rust: ``compile_batch``) as one build, each run alone from it; False builds every
+            program alone. The verdicts are the same either way (``_run_batch``).
     """
 
     def __init__(
@@ -103,6 +111,7 @@ class ForeignPool(Compiling, Running):
         shared_cache_dir: Path | None = None,
         compile_servers: bool = True,
         runners: bool = True,
+        compile_batches: bool = True,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
@@ -125,6 +134,7 @@ class ForeignPool(Compiling, Running):
             self._bpf_path.write_bytes(export_bpf(COMPILED_RUN))
         self.use_compile_servers = compile_servers
         self.use_runners = runners
+        self.use_compile_batches = compile_batches
         self._local = threading.local()  # each worker thread's runners, by language
         self._runners: set[Runner] = set()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -152,46 +162,102 @@ class ForeignPool(Compiling, Running):
     def run(self, program: Program) -> ProgramResult:
         """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
         test code, one string); one outcome per assertion."""
-        if not isinstance(program.tests, str):
-            raise TypeError(
-                f"a {program.language!r} program with test objects runs on the Python executor;"
-                " here Program.tests is the language's own test code (a string)"
-            )
         language = get_language(program.language)
-        missing = language.missing_toolchain()
-        if missing:
-            raise ToolchainMissingError(missing)
-        try:
-            driver = language.driver(program.source, program.tests)
-        except (SplitError, ValueError):
+        driver = self._driver(language, program)
+        if driver is None:
             # A test with no assertion this language recognises (HumanEval-X's Rust/32 test
             # is commented out): no test, so pass_ratio 0 and not passed, as for a Python
             # program without tests; label says which tasks.
             return ProgramResult([], self.isolation, 0)
         build = self._build(language, driver.files, driver.mode, driver.prelude)
-        in_program = driver.judged_in_program
         try:
-            if not build.ok:
-                detail = build.log[-2000:]
-                outcomes = [
-                    TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)
-                ]
-                return ProgramResult(outcomes, self.isolation, in_program)
-            timeout = program.timeout if program.timeout is not None else self.limits.timeout
-            timeouts = program.test_timeouts or [timeout] * driver.n_cases
-            if len(timeouts) != driver.n_cases:
-                raise ValueError(
-                    f"{len(timeouts)} test_timeouts for a test of {driver.n_cases} assertions"
-                )
-            return ProgramResult(
-                self._run_cases(
-                    language, build.path, timeouts, mode=driver.mode, checks=driver.checks
-                ),
-                self.isolation,
-                in_program,
-            )
+            return self._result(language, program, driver, build)
         finally:
             self._release(build)
+
+    def _driver(self, language: Language, program: Program) -> Driver | None:
+        """``program``'s driver (None: its test has no assertion the language recognises);
+        an error for test objects or a missing toolchain."""
+        if not isinstance(program.tests, str):
+            raise TypeError(
+                f"a {program.language!r} program with test objects runs on the Python executor;"
+                " here Program.tests is the language's own test code (a string)"
+            )
+        missing = language.missing_toolchain()
+        if missing:
+            raise ToolchainMissingError(missing)
+        try:
+            return language.driver(program.source, program.tests)
+        except (SplitError, ValueError):
+            return None
+
+    def _result(
+        self,
+        language: Language,
+        program: Program,
+        driver: Driver,
+        build: Build,
+        run_args: tuple[str, ...] = (),
+    ) -> ProgramResult:
+        """``program``'s outcomes from its build (``run_args``: what selects its cases in a
+        batch's shared binary)."""
+        in_program = driver.judged_in_program
+        if not build.ok:
+            detail = build.log[-2000:]
+            outcomes = [TestOutcome("compile_error", detail=detail) for _ in range(driver.n_cases)]
+            return ProgramResult(outcomes, self.isolation, in_program)
+        timeout = program.timeout if program.timeout is not None else self.limits.timeout
+        timeouts = program.test_timeouts or [timeout] * driver.n_cases
+        if len(timeouts) != driver.n_cases:
+            raise ValueError(
+                f"{len(timeouts)} test_timeouts for a test of {driver.n_cases} assertions"
+            )
+        outcomes = self._run_cases(
+            language,
+            build.path,
+            timeouts,
+            mode=driver.mode,
+            checks=driver.checks,
+            run_args=run_args,
+        )
+        return ProgramResult(outcomes, self.isolation, in_program)
+
+    def _run_batch(self, programs: list[Program]) -> list[ProgramResult]:
+        """Programs of one language compiled as one build where the language allows
+        (``Language.batch``: Rust), each then run alone from the shared binary.
+
+        A failed batch build is never a member's verdict: the members the compiler's log
+        names are built alone, the others as a batch again (``BATCH_ROUNDS`` times at most),
+        and whatever is left, including every member of a build the compiler did not finish,
+        is built alone. So each verdict is the one its own build gives, found faster."""
+        language = get_language(programs[0].language)
+        drivers = [self._driver(language, program) for program in programs]
+        results: list[ProgramResult | None] = [None] * len(programs)
+        members = [i for i, d in enumerate(drivers) if d is not None and d.shareable]
+        for _ in range(BATCH_ROUNDS):
+            if len(members) < 2:
+                break
+            batch = language.batch([drivers[i] for i in members])  # type: ignore[misc]
+            shared = batch.driver
+            build = self._build(language, shared.files, shared.mode, shared.prelude)
+            try:
+                if build.ok:
+                    for i, run_args in zip(members, batch.run_args, strict=True):
+                        results[i] = self._result(
+                            language,
+                            programs[i],
+                            drivers[i],
+                            build,
+                            run_args,  # type: ignore[arg-type]
+                        )
+                    break
+                culprits = language.batch_culprits(build.log, len(members))
+            finally:
+                self._release(build)
+            if not culprits:
+                break
+            members = [m for j, m in enumerate(members) if j not in culprits]
+        return [r if r is not None else self.run(p) for r, p in zip(results, programs, strict=True)]
 
     def _release(self, build: Build) -> None:
         """A temporary cache keeps a build only while a program uses it (a Go test binary is
@@ -222,21 +288,57 @@ class ForeignPool(Compiling, Running):
 
         ``programs`` is read lazily: at most ``MAP_WINDOW_PER_WORKER * workers`` programs are
         submitted and not yet yielded, so a long input (a generator of a labelling job's
-        programs) is never all in memory, and a map stopped early runs little beyond it."""
+        programs) is never all in memory, and a map stopped early runs little beyond it.
+        Consecutive programs of a language that compiles several in one build (Rust) go to
+        a worker together (``_run_batch``)."""
         pool = self._thread_pool()
         window = MAP_WINDOW_PER_WORKER * self.workers
-        pending: collections.deque[concurrent.futures.Future[ProgramResult]] = collections.deque()
+        pending: collections.deque[concurrent.futures.Future[list[ProgramResult]]] = (
+            collections.deque()
+        )
+        held = 0
         try:
-            for program in programs:
-                pending.append(pool.submit(self.run, program))
-                if len(pending) >= window:
-                    yield pending.popleft().result()
+            for group in self._groups(programs):
+                if len(group) == 1:
+                    pending.append(pool.submit(lambda p: [self.run(p)], group[0]))
+                else:
+                    pending.append(pool.submit(self._run_batch, group))
+                held += len(group)
+                while held >= window:
+                    results = pending.popleft().result()
+                    held -= len(results)
+                    yield from results
             while pending:
-                yield pending.popleft().result()
+                yield from pending.popleft().result()
         finally:  # a map stopped early does not run the programs nobody will read
             for future in pending:
                 future.cancel()
             concurrent.futures.wait(pending)
+
+    def _groups(self, programs: Iterable[Program]) -> Iterator[list[Program]]:
+        """``programs`` in order, as runs of up to ``compile_batch`` consecutive programs of
+        one language that batches its builds, and single programs otherwise."""
+        group: list[Program] = []
+        for program in programs:
+            size = self._batch_size(program.language)
+            if group and (program.language != group[0].language or len(group) >= size):
+                yield group
+                group = []
+            if size > 1:
+                group.append(program)
+            else:
+                yield [program]
+        if group:
+            yield group
+
+    def _batch_size(self, language: str) -> int:
+        """How many programs of ``language`` one build may hold here (1: none batched)."""
+        if not self.use_compile_batches:
+            return 1
+        try:
+            return max(1, get_language(language).compile_batch)
+        except ValueError:  # an unknown language: ``run`` says so
+            return 1
 
     def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
         """The executor's worker threads, kept across ``map`` calls so that each keeps its

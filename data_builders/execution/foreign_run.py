@@ -8,6 +8,7 @@ a crash or timeout, so each assertion gets its own status; a value case is judge
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import secrets
@@ -50,11 +51,15 @@ class Running:
         start: int = 0,
         mode: str = "",
         checks: tuple[Any, ...] | None = None,
+        run_args: tuple[str, ...] = (),
     ) -> list[TestOutcome]:
         """Run cases ``start..n-1`` of a built driver (earlier ones: ``not run``), case *k*
-        under ``timeouts[k]`` CPU seconds; ``checks``: the driver's host-side checks."""
+        under ``timeouts[k]`` CPU seconds; ``checks``: the driver's host-side checks;
+        ``run_args``: appended to the command line (a batch member's selection)."""
         limits = self.limits
         spec = language.run_spec(limits.memory_mb, mode)
+        if run_args:
+            spec = dataclasses.replace(spec, argv=[*spec.argv, *run_args])
         n = len(timeouts)
         outcomes: list[TestOutcome | None] = [None] * n
         case_limits = list(timeouts)

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.languages.conftest import run, statuses
+from data_builders.execution.languages import get_language
+from data_builders.execution.types import Program
+from tests.languages.conftest import need, run, statuses
 
 # -- C++ -----------------------------------------------------------------------------------
 CPP_TEST = """#undef NDEBUG
@@ -513,3 +515,20 @@ def test_rust_controls(foreign) -> None:
     assert right.judged_in_program == 0
     wrong = run(foreign, "rust", RUST_WRONG, RUST_TEST)
     assert statuses(wrong) == ["wrong_answer"] * 5
+
+
+@pytest.mark.slow
+def test_rust_forgery_never_passes_in_a_shared_build(foreign) -> None:
+    """Every attack compiled into one build with the right and the wrong program (``map``
+    builds consecutive Rust programs together): no attack passes, and no member changes
+    another's verdict (the right program still passes, the wrong one still fails)."""
+    need("rust")
+    names = sorted(RUST_ATTACKS)
+    sources = [RUST_ATTACKS[name] for name in names] + [RUST_RIGHT, RUST_WRONG]
+    rust = get_language("rust")
+    assert all(rust.driver(source, RUST_TEST).shareable for source in sources)
+    results = list(foreign.map([Program(s, RUST_TEST, language="rust") for s in sources]))
+    for name, result in zip(names, results, strict=False):
+        assert "pass" not in statuses(result), (name, [o.detail for o in result.outcomes])
+    assert statuses(results[-2]) == ["pass"] * 5
+    assert statuses(results[-1]) == ["wrong_answer"] * 5

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 from data_builders.execution.languages.base import (
+    Batch,
     Driver,
     Language,
     Prelude,
@@ -37,6 +38,7 @@ LANGUAGES: tuple[str, ...] = tuple(_MODULES)
 __all__ = [
     "ALIASES",
     "LANGUAGES",
+    "Batch",
     "Driver",
     "Language",
     "Prelude",

@@ -80,6 +80,9 @@ class Driver:
     checks: tuple[Any, ...] | None = None
     """Per case, the host-side check of a value case, or None for a case judged in the
     program; None for a language without the token protocol (every case in the program)."""
+    shareable: bool = False
+    """Whether this driver may be compiled in one build with others (``Language.batch``):
+    the language says so only where that build runs it exactly as its own build would."""
 
     @property
     def judged_in_program(self) -> int:
@@ -90,6 +93,19 @@ class Driver:
     @property
     def value_cases(self) -> frozenset[int]:
         return frozenset(k for k, c in enumerate(self.checks or ()) if c is not None)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Several drivers compiled as one build (``Language.batch``): one compiler start-up and
+    one link for all of them, each member run alone from the shared binary.
+
+    ``driver`` holds every member's files; ``run_args[i]`` are the arguments that make the
+    binary run member ``i``'s cases and nothing else (Rust: a test filter).
+    """
+
+    driver: Driver
+    run_args: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -157,6 +173,19 @@ class Language:
     def driver(self, source: str, test: str) -> Driver:
         """The program plus its test rewritten into numbered, self-reporting cases."""
         raise NotImplementedError
+
+    compile_batch: int = 1
+    """How many shareable drivers one build may hold (``batch``); 1: each compiles alone."""
+
+    def batch(self, drivers: list[Driver]) -> Batch:
+        """One build of ``drivers`` (each ``shareable``), in which every member's program and
+        test are exactly its own build's; only languages with ``compile_batch`` > 1."""
+        raise NotImplementedError
+
+    def batch_culprits(self, log: str, n_members: int) -> set[int]:
+        """The members of a failed batch build whose own files the compiler's ``log`` names
+        (empty when it names none: the caller then builds every member alone)."""
+        return set()
 
     compile_server: Any = None
     """A :class:`~data_builders.execution.compile_server.ServerSpec` when one long-lived
