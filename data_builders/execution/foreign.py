@@ -233,30 +233,24 @@ class ForeignPool(Compiling, Running):
         language = get_language(programs[0].language)
         drivers = [self._driver(language, program) for program in programs]
         results: list[ProgramResult | None] = [None] * len(programs)
-        members = [i for i, d in enumerate(drivers) if d is not None and d.shareable]
+        members = {i: d for i, d in enumerate(drivers) if d is not None and d.shareable}
         for _ in range(BATCH_ROUNDS):
             if len(members) < 2:
                 break
-            batch = language.batch([drivers[i] for i in members])  # type: ignore[misc]
+            batch = language.batch(list(members.values()))
             shared = batch.driver
             build = self._build(language, shared.files, shared.mode, shared.prelude)
             try:
                 if build.ok:
-                    for i, run_args in zip(members, batch.run_args, strict=True):
-                        results[i] = self._result(
-                            language,
-                            programs[i],
-                            drivers[i],
-                            build,
-                            run_args,  # type: ignore[arg-type]
-                        )
+                    for (i, driver), run_args in zip(members.items(), batch.run_args, strict=True):
+                        results[i] = self._result(language, programs[i], driver, build, run_args)
                     break
                 culprits = language.batch_culprits(build.log, len(members))
             finally:
                 self._release(build)
             if not culprits:
                 break
-            members = [m for j, m in enumerate(members) if j not in culprits]
+            members = {i: d for j, (i, d) in enumerate(members.items()) if j not in culprits}
         return [r if r is not None else self.run(p) for r, p in zip(results, programs, strict=True)]
 
     def _release(self, build: Build) -> None:
