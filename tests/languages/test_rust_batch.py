@@ -159,3 +159,30 @@ def test_a_batch_without_compile_errors_is_one_build(
     assert [r.outcomes[1].status for r in results] == [
         "pass", "wrong_answer", "wrong_answer", "pass", "runtime_error", "pass",
     ]  # fmt: skip
+
+
+def test_a_failed_batch_that_names_no_member_builds_every_member_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compiler that stopped without naming a member (a limit, a crash): nobody's verdict
+    comes from the batch; each member is built alone and gets its own build's verdict."""
+    need("rust")
+    rust_class = type(get_language("rust"))
+    monkeypatch.setattr(rust_class, "batch_culprits", lambda self, log, n: set())
+    names = ["right", "type_error", "wrong"]
+    pool = ForeignPool(workers=1, limits=LIMITS, cache_dir=tmp_path)
+    builds: list[list[str]] = []
+    build = pool._build
+
+    def recording_build(language, files, *args, **kwargs):  # type: ignore[no-untyped-def]
+        builds.append(sorted(files))
+        return build(language, files, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "_build", recording_build)
+    try:
+        got = [[o.status for o in r.outcomes] for r in pool.map([_program(n) for n in names])]
+    finally:
+        pool.close()
+    assert got == [["pass"] * 3, ["compile_error"] * 3, ["wrong_answer", "wrong_answer", "pass"]]
+    # the failed batch, then each of the three alone
+    assert builds == [["main.rs", "p0.rs", "p1.rs", "p2.rs"]] + [["main.rs"]] * 3
