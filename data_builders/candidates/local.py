@@ -228,6 +228,7 @@ def local_candidates(
     MultiPL-E and HumanEval-X's own harness generate, instead of answering the chat instruction.
     """
     from data_builders.openai_client.cache import ReplyCache, request_key
+    from data_builders.problems.humaneval_x import continuation_prompt
 
     complete = settings.language is not None
 
@@ -240,7 +241,7 @@ def local_candidates(
     jobs: list[tuple[int, list[dict[str, str]], dict[str, Any]]] = []
     for problem in problems:
         if complete:  # the cache key tells a continuation from a chat of the same text
-            messages = [{"role": "continue", "content": problem.prompt}]
+            messages = [{"role": "continue", "content": continuation_prompt(problem)}]
         else:
             messages = chat_messages(settings.instruction, problem, settings.system)
         for index in range(settings.n):

@@ -206,12 +206,9 @@ def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
         # CodeGeeX: an empty main, the declaration (uses + signature), the prompt (a comment).
         # The rand/regex/md5 crates the declarations `use` are not available offline: their
         # `use` lines are dropped, so only programs that call them fail (to compile).
-        declaration = "".join(
-            line
-            for line in problem.metadata.get("declaration", "").splitlines(keepends=True)
-            if line.strip() not in RUST_CRATE_USES
-        )
-        return "\nfn main(){ \n } \n" + declaration + prompt + completion, problem.test or ""
+        return "\nfn main(){ \n } \n" + continuation_prompt(
+            problem
+        ) + completion, problem.test or ""
     return prompt + completion, problem.test or ""
 
 
@@ -229,14 +226,31 @@ def program_from_continuation(problem: Problem, text: str) -> str:
     from data_builders.execution.languages.source import code_mask
 
     language = get_language(problem.metadata["language"])
-    program = problem.prompt + cut_at_stops(text, language.stop_tokens)
-    mask = code_mask(program, language.quotes)
-    depth = sum(
-        {"{": 1, "}": -1}.get(ch, 0) for ch, code in zip(program, mask, strict=True) if code
-    )
+    kept = cut_at_stops(text, language.stop_tokens)
+    program = problem.prompt + kept
+    # the braces open in what the model saw and wrote (Rust: its signature's, in the declaration)
+    seen = continuation_prompt(problem) + kept
+    mask = code_mask(seen, language.quotes)
+    depth = sum({"{": 1, "}": -1}.get(ch, 0) for ch, code in zip(seen, mask, strict=True) if code)
     if depth > 0:
         program = program.rstrip() + "\n" + "}\n" * depth
     return program
+
+
+def continuation_prompt(problem: Problem) -> str:
+    """The text a model continues for ``problem``: what comes before the completion in the
+    program. HumanEval-X's Rust prompt is only the doc comment, its signature is in the
+    declaration (``program_and_test`` puts the declaration first), so a model given the prompt
+    alone sees no function to complete and writes another language; every other language's
+    prompt holds its signature."""
+    if problem.metadata["language"] != "rust":
+        return problem.prompt
+    declaration = "".join(
+        line
+        for line in problem.metadata.get("declaration", "").splitlines(keepends=True)
+        if line.strip() not in RUST_CRATE_USES
+    )
+    return declaration + problem.prompt
 
 
 def canonical_solution(problem: Problem) -> str:

@@ -53,3 +53,28 @@ def test_the_sampling_settings_choose_the_continuation_not_the_problem():
     assert to_program(problem, text, False, cpp) == "int f(int x){\n    return x;\n}\n"
     with pytest.raises(ValueError, match="not a java problem"):
         to_program(problem, text, False, SamplingSettings(prompt="complete", language="java"))
+
+
+RUST_RECORD = {
+    "task_id": "Rust/0",
+    "prompt": "\n/*\n Add two numbers.\n*/\n",
+    "declaration": "\nuse std::cmp::max;\nuse rand::Rng;\n\nfn add(a: i32, b: i32) -> i32{\n\n",
+    "canonical_solution": "    a + b\n}\n",
+    "test": "",
+}
+
+
+def test_a_rust_model_continues_the_signature_and_its_function_is_closed():
+    """HumanEval-X's Rust prompt is the doc comment alone; the signature is the declaration's
+    (program_and_test puts it first). The model must see it, and its brace must be closed."""
+    from data_builders.problems.humaneval_x import continuation_prompt, program_and_test
+
+    problem = problem_from_record(RUST_RECORD, "fixture")
+    seen = continuation_prompt(problem)
+    assert seen.endswith("fn add(a: i32, b: i32) -> i32{\n\n" + RUST_RECORD["prompt"])
+    assert "use rand::Rng;" not in seen  # the crates that are not installed are dropped
+    program = program_from_continuation(problem, "    a + b\n}\n\nfn main() {}\n")
+    assert program == RUST_RECORD["prompt"] + "    a + b\n}\n"  # cut at "\n}", closed again
+    source, _ = program_and_test(problem, program[len(problem.prompt) :])
+    assert source.endswith(seen + "    a + b\n}\n")
+    assert continuation_prompt(_problem("CPP/0", "int f(int x){\n")) == "int f(int x){\n"
