@@ -162,7 +162,7 @@ class ForeignPool(Compiling, Running):
     def run(self, program: Program) -> ProgramResult:
         """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
         test code, one string); one outcome per assertion."""
-        language = get_language(program.language)
+        language = self._language(program)
         driver = self._driver(language, program)
         if driver is None:
             # A test with no assertion this language recognises (HumanEval-X's Rust/32 test
@@ -175,14 +175,20 @@ class ForeignPool(Compiling, Running):
         finally:
             self._release(build)
 
-    def _driver(self, language: Language, program: Program) -> Driver | None:
-        """``program``'s driver (None: its test has no assertion the language recognises);
-        an error for test objects or a missing toolchain."""
+    @staticmethod
+    def _language(program: Program) -> Language:
+        """``program``'s language module; a TypeError for a program with test objects (a
+        Python program: the Python executor's), before its language is looked up."""
         if not isinstance(program.tests, str):
             raise TypeError(
                 f"a {program.language!r} program with test objects runs on the Python executor;"
                 " here Program.tests is the language's own test code (a string)"
             )
+        return get_language(program.language)
+
+    def _driver(self, language: Language, program: Program) -> Driver | None:
+        """``program``'s driver (None: its test has no assertion the language recognises);
+        an error for a missing toolchain."""
         missing = language.missing_toolchain()
         if missing:
             raise ToolchainMissingError(missing)
@@ -230,8 +236,8 @@ class ForeignPool(Compiling, Running):
         names are built alone, the others as a batch again (``BATCH_ROUNDS`` times at most),
         and whatever is left, including every member of a build the compiler did not finish,
         is built alone. So each verdict is the one its own build gives, found faster."""
-        language = get_language(programs[0].language)
-        drivers = [self._driver(language, program) for program in programs]
+        language = self._language(programs[0])
+        drivers = [self._driver(self._language(p), p) for p in programs]
         results: list[ProgramResult | None] = [None] * len(programs)
         members = {i: d for i, d in enumerate(drivers) if d is not None and d.shareable}
         for _ in range(BATCH_ROUNDS):
