@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from data_builders.dataset.config import DATASETS, load_config, parse_ratios
+from data_builders.dataset.config import DATASETS, check_shard, load_config, parse_ratios
 from data_builders.errors import UserError
 from data_builders.execution.backend import add_arguments as add_executor_arguments
 from data_builders.execution.backend import settings_from_args
@@ -175,10 +175,7 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError("--max-problems must be >= 1")
     if args.concurrency is not None and args.concurrency < 1:
         raise UserError(f"--concurrency must be >= 1, got {args.concurrency}")
-    if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
-        raise UserError(
-            f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
-        )
+    check_shard(args.num_shards, args.shard_index)
     if args.samples_per_task is not None and args.samples_per_task < 1:
         raise UserError("--samples-per-task must be >= 1")
     if args.chunk_size < 1:

@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write a samples file (``task_id``, ``solution``) of one split's problems."""
-    from data_builders.dataset.config import load_config
+    from data_builders.dataset.config import check_shard, load_config
     from data_builders.dataset.pipeline import load_problems
     from data_builders.dataset.splits import split_problems
     from data_builders.jsonl import atomic_writer
@@ -86,10 +86,7 @@ def run(args: argparse.Namespace) -> int:
             problems, args.split, config.split_ratios, config.seed, config.held_out_from
         )
     problems = problems[: args.max_problems] if args.max_problems else problems
-    if args.num_shards < 1 or not 0 <= args.shard_index < args.num_shards:
-        raise UserError(
-            f"--shard-index must be in 0..{args.num_shards - 1} for --num-shards {args.num_shards}"
-        )
+    check_shard(args.num_shards, args.shard_index)
     # A shard is the split's problems I, I+K, I+2K...: the same problems and seeds as one
     # process, so K shards then one --cached-only run write the unsharded file.
     problems = problems[args.shard_index :: args.num_shards]

@@ -142,6 +142,14 @@ def parse_ratios(text: str | list[float] | tuple[float, ...]) -> tuple[float, fl
     return (parts[0] / total, parts[1] / total, parts[2] / total)
 
 
+def check_shard(num_shards: int, shard_index: int) -> None:
+    """``--num-shards K --shard-index I`` (``build``, ``sample``): I in 0..K-1, else one line."""
+    if num_shards < 1 or not 0 <= shard_index < num_shards:
+        raise UserError(
+            f"--shard-index must be in 0..{num_shards - 1} for --num-shards {num_shards}"
+        )
+
+
 RETIRED = {
     "timeouts": "candidates' time limits now come from configs/build/limits.yaml (per-test "
     "limits, shared with `label`); delete the 'timeouts' section (pass --limits FILE for "
