@@ -163,7 +163,12 @@ class ForeignPool(Compiling, Running):
         """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
         test code, one string); one outcome per assertion."""
         language = self._language(program)
-        driver = self._driver(language, program)
+        return self._run_alone(language, program, self._driver(language, program))
+
+    def _run_alone(
+        self, language: Language, program: Program, driver: Driver | None
+    ) -> ProgramResult:
+        """``program`` built on its own from its ``driver`` and run."""
         if driver is None:
             # A test with no assertion this language recognises (HumanEval-X's Rust/32 test
             # is commented out): no test, so pass_ratio 0 and not passed, as for a Python
@@ -257,7 +262,10 @@ class ForeignPool(Compiling, Running):
             if not culprits:
                 break
             members = {i: d for j, (i, d) in enumerate(members.items()) if j not in culprits}
-        return [r if r is not None else self.run(p) for r, p in zip(results, programs, strict=True)]
+        return [
+            result if result is not None else self._run_alone(language, program, driver)
+            for result, program, driver in zip(results, programs, drivers, strict=True)
+        ]
 
     def _release(self, build: Build) -> None:
         """A temporary cache keeps a build only while a program uses it (a Go test binary is
