@@ -206,9 +206,8 @@ def program_and_test(problem: Problem, completion: str) -> tuple[str, str]:
         # CodeGeeX: an empty main, the declaration (uses + signature), the prompt (a comment).
         # The rand/regex/md5 crates the declarations `use` are not available offline: their
         # `use` lines are dropped, so only programs that call them fail (to compile).
-        return "\nfn main(){ \n } \n" + continuation_prompt(
-            problem
-        ) + completion, problem.test or ""
+        source = "\nfn main(){ \n } \n" + continuation_prompt(problem) + completion
+        return source, problem.test or ""
     return prompt + completion, problem.test or ""
 
 

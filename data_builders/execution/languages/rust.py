@@ -74,9 +74,10 @@ _UNSHAREABLE = re.compile(
 """What keeps a program out of a batch (``Rust.batch``): anything that would compile or run
 differently as a module of a shared crate than as its own crate (paths from the crate root
 or a parent, crate-level ``#!`` attributes, names that read the module path or the source
-position, the command line, which carries the member's test filter), and anything by which code of one member could run in another member's process
-(symbols exported to the linker, link sections run before ``main``, inline assembly, macros
-exported to the crate). Such a program is compiled alone, as every program was before."""
+position, the command line, which carries the member's test filter), and anything by which
+code of one member could run in another member's process (symbols exported to the linker,
+link sections run before ``main``, inline assembly, macros exported to the crate). Such a
+program is compiled alone, as every program was before."""
 
 
 def rust_check(call: str) -> tuple[str, Check] | None:
