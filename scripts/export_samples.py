@@ -14,13 +14,11 @@ Only rows whose ``source`` starts with ``generate:`` are written, in the folder'
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import sys
 from pathlib import Path
 
 from data_builders.errors import UserError
-from data_builders.jsonl import read_jsonl
+from data_builders.jsonl import read_jsonl, write_jsonl
 from data_builders.problems.humaneval_x import load_humaneval_x_file
 
 
@@ -66,12 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = "".join(json.dumps(s) + "\n" for s in samples).encode()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    if args.out.suffix == ".gz":
-        args.out.write_bytes(gzip.compress(text, compresslevel=9, mtime=0))
-    else:
-        args.out.write_bytes(text)
+    write_jsonl(args.out, samples)
     print(f"{args.out}: {len(samples)} samples", file=sys.stderr)
     return 0
 
