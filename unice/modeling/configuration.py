@@ -148,6 +148,13 @@ class UniCEConfig(PretrainedConfig):
             FeatureCache` (the layer mix and pooling are linear, so mixing pooled layers equals
             pooling the mixed states); training costs the head's steps, not the encoder's,
             and scales with the data (needs ``layer_norm: false``).
+        standardize_states: with ``freeze_encoder``, each layer's pooled state is read as
+            ``(state - mean) / std`` per dimension, with the mean and std of the training
+            texts' states (fitted before the first step by
+            :mod:`unice.training.state_statistics`; buffers of the checkpoint). Why: a decoder
+            LM's states carry a few "massive activations" (SmolLM2-135M: dimensions of ~4,200
+            against a mean magnitude of ~5), so unscaled every text's vector points the same
+            way, the head's comparisons of g with r say nothing and its tanh saturates.
         architecture: ``cross`` joins g, r and n into one input and reads one sentence vector
             (the paper). ``estimator`` encodes each segment alone with the same encoder and feeds
             the head COMET's features ``[g; r; g*r; |g-r|; n; g*n; |g-n|]`` plus the cosines of
@@ -213,6 +220,7 @@ class UniCEConfig(PretrainedConfig):
     truncation_floor: float = 0.125
     pooling: str = "first"
     freeze_encoder: bool = False
+    standardize_states: bool = False
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
@@ -248,6 +256,11 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(
                 "freeze_encoder mixes pooled layers, which equals pooling the mixed states only "
                 "without per-layer normalisation; set layer_norm=false"
+            )
+        if self.standardize_states and not self.freeze_encoder:
+            raise ModelConfigError(
+                "standardize_states scales a frozen encoder's states by statistics fitted once; "
+                "it needs freeze_encoder=true"
             )
         if self.exact_features and self.architecture != "estimator":
             raise ModelConfigError(

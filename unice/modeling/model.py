@@ -64,6 +64,21 @@ def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch
     return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
+def input_keys(
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    token_type_ids: torch.Tensor | None = None,
+) -> list[str]:
+    """One key per row naming its input: its real token ids (and token types), whatever the
+    padding; the frozen encoder's cache and state statistics count a text by it."""
+    keys = []
+    for row, mask in zip(input_ids.tolist(), attention_mask.tolist(), strict=True):
+        keys.append([token for token, keep in zip(row, mask, strict=True) if keep])
+    if token_type_ids is not None:
+        keys = [k + [-1] + t[: len(k)] for k, t in zip(keys, token_type_ids.tolist(), strict=True)]
+    return [token_key(k) for k in keys]
+
+
 def compare_segments(
     segments: torch.Tensor,
     generated_index: torch.Tensor,
@@ -168,6 +183,12 @@ class UniCEModel(UniCEPreTrainedModel):
             self.encoder.requires_grad_(False)
         if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
+        if config.standardize_states:
+            # filled by unice.training.state_statistics before training; saved with the
+            # weights (the identity until then)
+            shape = (num_layers, int(config.encoder.hidden_size))
+            self.register_buffer("state_mean", torch.zeros(shape))
+            self.register_buffer("state_std", torch.ones(shape))
         if config.exec_prior:
             # filled by unice.training.exec_prior before training; saved with the weights.
             # Buffers draw nothing from the seeded generator, so every weight and every
@@ -289,6 +310,8 @@ class UniCEModel(UniCEPreTrainedModel):
         rows: their pooled layers, cached, then mixed)."""
         if self.config.freeze_encoder:
             layers = self.frozen_layers(input_ids, attention_mask, token_type_ids)
+            if self.config.standardize_states:
+                layers = (layers - self.state_mean) / self.state_std
             return self.layerwise.mix_pooled(layers)
         mixed = self._mix(input_ids, attention_mask, token_type_ids)
         return pool(mixed, attention_mask, self.config.pooling)
@@ -303,15 +326,7 @@ class UniCEModel(UniCEPreTrainedModel):
         """``(rows, layers, hidden)``: each row's pooled state at every layer of the frozen
         encoder, from the feature cache where it has them; only the other rows are encoded
         (and then cached). Keys are the rows' real token ids (and token types)."""
-        keys = []
-        for row, mask in zip(input_ids.tolist(), attention_mask.tolist(), strict=True):
-            real = [token for token, keep in zip(row, mask, strict=True) if keep]
-            keys.append(real)
-        if token_type_ids is not None:
-            keys = [
-                k + [-1] + t[: len(k)] for k, t in zip(keys, token_type_ids.tolist(), strict=True)
-            ]
-        keys = [token_key(k) for k in keys]
+        keys = input_keys(input_ids, attention_mask, token_type_ids)
         cache = self.feature_cache
         found = cache.lookup(keys) if cache is not None else [None] * len(keys)
         missing = [i for i, state in enumerate(found) if state is None]

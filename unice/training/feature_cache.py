@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -38,6 +39,18 @@ def open_feature_cache(model, setting: str | None) -> FeatureCache:
     """The cache of ``model``'s frozen encoder (its weights digest and pooling)."""
     namespace = FeatureCache.namespace_of(model.encoder, model.config.pooling)
     return FeatureCache(feature_cache_folder(setting), namespace)
+
+
+def encoder_inputs(
+    batch: dict[str, Any], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """What a collated batch gives the encoder: ``(input_ids, attention_mask, token_type_ids)``
+    of its distinct segments (estimator) or of its joined rows (cross), on ``device``."""
+    if "segment_input_ids" in batch:
+        ids, mask, types = batch["segment_input_ids"], batch["segment_attention_mask"], None
+    else:
+        ids, mask, types = batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids")
+    return ids.to(device), mask.to(device), None if types is None else types.to(device)
 
 
 def prefill_feature_cache(
@@ -69,14 +82,7 @@ def prefill_feature_cache(
             disable=not settings.progress,
         ):
             batch = collator([samples[i] for i in order[start : start + size]])
-            if "segment_input_ids" in batch:
-                ids, mask, types = batch["segment_input_ids"], batch["segment_attention_mask"], None
-            else:
-                ids, mask = batch["input_ids"], batch["attention_mask"]
-                types = batch.get("token_type_ids")
-            model.frozen_layers(
-                ids.to(device), mask.to(device), None if types is None else types.to(device)
-            )
+            model.frozen_layers(*encoder_inputs(batch, device))
     cache.flush()
     model.train(was_training)
     report = {

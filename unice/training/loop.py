@@ -45,6 +45,7 @@ from unice.training.state import (
     run_fingerprint,
     save_training_state,
 )
+from unice.training.state_statistics import fit_state_statistics
 
 StepCallback = Callable[[int, dict[str, float]], None]
 
@@ -189,6 +190,9 @@ def _setup(cfg: DictConfig) -> _Run:
         prefill_feature_cache(
             model, collator, [*train_samples, *(dev_samples or [])], settings, accelerator.print
         )
+    if mc.standardize_states:  # before the first step; a resumed run reloads the same fit
+        fit = fit_state_statistics(model, collator, train_samples, settings.eval_batch_size)
+        accelerator.print(fit.describe())
     if getattr(mc, "exec_prior", False):  # before prepare; a resumed run reloads the same fit
         accelerator.print(fit_exec_prior(model, encoder, train_samples, mc.formats).describe())
     optimizer = build_optimizer(

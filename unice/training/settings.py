@@ -28,6 +28,7 @@ MODEL_FIELDS = (
     "truncation_floor",
     "pooling",
     "freeze_encoder",
+    "standardize_states",
     "architecture",
     "exact_features",
     "structure_features",
