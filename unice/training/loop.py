@@ -186,6 +186,7 @@ def _setup(cfg: DictConfig) -> _Run:
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats, mc.architecture)
     if mc.freeze_encoder:  # encode every distinct input once, before the first step
+        model.to(accelerator.device)  # on the GPU where there is one, not before `prepare` on CPU
         model.use_feature_cache(open_feature_cache(model, settings.feature_cache))
         prefill_feature_cache(
             model, collator, [*train_samples, *(dev_samples or [])], settings, accelerator.print
