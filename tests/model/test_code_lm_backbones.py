@@ -29,9 +29,11 @@ def test_code_lm_config_trains_frozen_on_a_tiny_model_of_its_architecture(
     )  # fmt: skip
     cfg = compose([f"model={config_name}", *overrides])
     assert cfg.model.freeze_encoder and cfg.model.architecture == "estimator"
+    assert cfg.model.standardize_states  # a decoder LM's raw states all point one way (arm D2)
     metrics = train(cfg)
     model = unice.load_model(metrics["best_checkpoint"], device="cpu")
     assert model.config.encoder.model_type == ARCHITECTURES[config_name]
+    assert not torch.all(model.state_std == 1)  # the statistics were fitted and saved
     rows = model.score(generated=["    return a + b\n"], references=["    return a + b\n"],
                        nls=["def add(a, b):\n"])  # fmt: skip
     assert 0.0 <= rows[0]["codescore"] <= 1.0
