@@ -285,6 +285,24 @@ def test_the_protocol_record_is_not_part_of_a_runs_fingerprint():
     assert run_fingerprint(base, [], []) != run_fingerprint(trained_otherwise, [], [])
 
 
+def test_a_new_switch_at_its_old_behaviour_keeps_a_runs_fingerprint():
+    """A run saved before ``standardize_states`` existed resumes after it was added (off), and
+    turning it on is another run."""
+    from unice.training.state import run_fingerprint
+
+    before = {"model": {"freeze_encoder": True}, "trainer": {"epochs": 8}}
+    after = {
+        "model": {"freeze_encoder": True, "standardize_states": False},
+        "trainer": {"epochs": 8},
+    }
+    turned_on = {
+        "model": {"freeze_encoder": True, "standardize_states": True},
+        "trainer": {"epochs": 8},
+    }
+    assert run_fingerprint(before, [], []) == run_fingerprint(after, [], [])
+    assert run_fingerprint(before, [], []) != run_fingerprint(turned_on, [], [])
+
+
 def test_the_retired_reference_free_option_stops_naming_its_commit(
     tiny_backbone, fixture_data, tmp_path
 ):

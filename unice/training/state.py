@@ -30,6 +30,11 @@ left out of the fingerprint so a resumed run may change them. ``protocol`` is th
 an experiment's decisions (its arms, rules and results), read by scripts and never by
 training: writing down a new arm must not orphan the adopted configuration's finished run."""
 
+NEUTRAL_MODEL_SWITCHES: dict[str, Any] = {"standardize_states": False}
+"""Model switches added after runs were saved, each with the value that computes what runs
+did before it existed: left out of the fingerprint at that value, so adding a switch does not
+orphan every finished run (a run that turns it on still differs)."""
+
 
 @dataclass
 class TrainerState:
@@ -63,6 +68,12 @@ def run_fingerprint(
     on other data and export a model that no single configuration produced.
     """
     kept = {k: v for k, v in config.items() if k not in OPERATIONAL_KEYS[""]}
+    if isinstance(kept.get("model"), dict):
+        kept["model"] = {
+            k: v
+            for k, v in kept["model"].items()
+            if k not in NEUTRAL_MODEL_SWITCHES or v != NEUTRAL_MODEL_SWITCHES[k]
+        }
     if isinstance(kept.get("trainer"), dict):
         kept["trainer"] = {
             k: v for k, v in kept["trainer"].items() if k not in OPERATIONAL_KEYS["trainer"]
