@@ -10,6 +10,8 @@
 #
 #   FULL_HE=1 bash scripts/quality.sh     # HE-Eval with all 100 samples per problem (16,400 programs)
 #   WITH_APPS=1 bash scripts/quality.sh   # add the real-APPS subset to the training mix (+20-30 min)
+#   LIKELIHOODS=1 bash scripts/quality.sh # add SmolLM2's coder/reviewer likelihoods as reference-free
+#                                         # baselines on HE-Eval (Coder-Reviewer reranking; ~30 min more)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -75,8 +77,16 @@ timed eval_he "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data="$HE_DIR" split=t
 timed eval_he_multi "$PY" evaluate.py ckpt_path="$RUN_DIR/best" data=data/he-multi split=test \
   label=passed generators="$SHARED/humaneval_generations_multi.jsonl" output_dir="$OUT/he-multi"
 
+free_scores=()
+if [[ "${LIKELIHOODS:-0}" == 1 ]]; then
+  stamp "   coder/reviewer likelihoods of HE-Eval (reference-free baselines)"
+  timed likelihoods "$PY" scripts/likelihood_scores.py --data "$HE_DIR" --split test \
+    --out "$OUT/likelihoods.jsonl"
+  free_scores=(--reference-free-scores "$OUT/likelihoods.jsonl")
+fi
+
 timings=$(for key in "${!seconds[@]}"; do printf '%s=%s ' "$key" "${seconds[$key]}"; done)
 "$PY" scripts/quality_report.py --out "$OUT" --checkpoint "$RUN_DIR/best" \
-  --he "$OUT/he-eval" --he-multi "$OUT/he-multi" --total-seconds $(( $(date +%s) - start )) \
+  --he "$OUT/he-eval" --he-multi "$OUT/he-multi" "${free_scores[@]}" --total-seconds $(( $(date +%s) - start )) \
   --timings $timings
 stamp "done: $OUT/report.md"

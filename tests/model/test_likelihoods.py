@@ -5,6 +5,8 @@ the head only where the row's format has an NL."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
@@ -146,3 +148,30 @@ def test_the_switch_off_keeps_an_older_runs_fingerprint():
     on = {**base, "model": {**base["model"], "likelihood_features": True}}
     assert run_fingerprint(new, [], []) == old
     assert run_fingerprint(on, [], []) != old
+
+
+def test_the_scores_script_writes_reference_free_columns(
+    tiny_lm, fixture_data, tmp_path, cache_dir
+):
+    from unice.evaluation.external import load_external_scores
+    from unice.testing import load_script
+
+    script = load_script("likelihood_scores")
+    out = tmp_path / "scores.jsonl"
+    args = ["--data", str(fixture_data), "--split", "test", "--out", str(out)]
+    assert (
+        script.main([*args, "--model", str(tiny_lm), "--label", "tiny", "--max-length", "32"]) == 0
+    )
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    rows = [json.loads(line) for line in (fixture_data / "test.jsonl").read_text().splitlines()]
+    assert [line["id"] for line in lines] == [row["id"] for row in rows]
+    for line, row in zip(lines, rows, strict=True):
+        if row["nl"]:
+            assert line["Coder+Reviewer (tiny)"] == pytest.approx(
+                line["Coder (tiny)"] + line["Reviewer (tiny)"]
+            )
+        else:  # nothing to condition on: not scored, never a made-up value
+            assert line["Coder (tiny)"] is None
+    columns = load_external_scores([str(out)], [row["id"] for row in rows], [])
+    assert [c.name for c in columns] == ["Coder (tiny)", "Reviewer (tiny)", "Coder+Reviewer (tiny)"]
+    assert script.main(["--data", str(tmp_path / "missing"), "--out", str(out)]) == 2
