@@ -159,3 +159,26 @@ def test_a_program_that_does_not_stop_takes_the_runner_with_it(one_runner: Execu
     before = one_runner.pool.processes
     assert _run(one_runner, FRESH) == ["pass", "pass"]
     assert one_runner.pool.processes == before
+
+
+def test_the_runner_refuses_to_start_outside_the_sandbox(tmp_path: Path) -> None:
+    """It empties /tmp after every program, so started by hand it must not run at all (it exits
+    before reading a request: with no request on stdin it would never empty anything, so this
+    test cannot damage the machine even if the guard broke)."""
+    import shutil
+    import subprocess
+
+    import data_builders.execution.languages as languages
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    canary = tmp_path / "canary"
+    canary.write_text("kept")
+    runner = Path(languages.__file__).parent / "node_runner.js"
+    done = subprocess.run(
+        [node, str(runner), "1"], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 78 and "runs only inside UniCE's sandbox" in done.stderr
+    assert canary.read_text() == "kept"

@@ -23,6 +23,26 @@ const path = require('path')
 const readline = require('readline')
 const { Worker } = require('worker_threads')
 
+// The runner empties /tmp, /dev/shm and its working folder after every program: only ever
+// inside the sandbox, whose /tmp is a private tmpfs and whose PID namespace makes it PID 2
+// (bubblewrap is 1). Started any other way (by hand, from a shell) it refuses before reading
+// a request, so it can never empty a real /tmp.
+function sandboxed () {
+  if (process.pid > 2) return false
+  let mounts = ''
+  try { mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8') } catch (e) { return false }
+  return mounts.split('\n').some((line) => {
+    const fields = line.split(' ')
+    const dash = fields.indexOf('-')
+    return fields[4] === '/tmp' && dash > 0 && fields[dash + 1] === 'tmpfs'
+  })
+}
+if (!sandboxed()) {
+  process.stderr.write('node_runner.js empties /tmp after each program and runs only inside ' +
+    "UniCE's sandbox (bubblewrap: its own PID namespace and a private tmpfs /tmp); refusing\n")
+  process.exit(78)
+}
+
 const resultFd = Number(process.argv[2])
 // Folders bound into the sandbox (the builds), never emptied: argv[3], ':'-separated.
 const kept = new Set((process.argv[3] || '').split(':').filter(Boolean))
