@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from data_builders.execution.compile_server import CompileServer
-from data_builders.execution.foreign_build import Build, Compiling
+from data_builders.execution.foreign_build import Build, Compiling, DeferredRemoval
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_process import Command
 from data_builders.execution.foreign_run import Running
@@ -96,7 +96,8 @@ class ForeignPool(Compiling, Running):
             for every program.
         runners: run programs in one long-lived runner per worker thread where the
             language has one (JavaScript: ``foreign_runner.py``); False starts a process
-            per program.
+            per program, as an isolation without bubblewrap always does (a runner empties
+            ``/tmp`` between programs: the sandbox's, never the machine's).
         compile_batches: ``map`` compiles consecutive programs of a language that allows it
             (Rust: ``compile_batch``) as one build, each run alone from it; False builds every
             program alone. The verdicts are the same either way (``_run_batch``).
@@ -118,6 +119,7 @@ class ForeignPool(Compiling, Running):
         self._own_cache = cache_dir is None
         self.cache_dir = Path(cache_dir or tempfile.mkdtemp(prefix="unice-builds-"))
         self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self._trash = DeferredRemoval(self.cache_dir.parent)  # released builds (_release)
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         self.shared_cache_dir = Path(shared_cache_dir or Path(xdg) / "unice" / "shared-build")
         self._locks: dict[str, threading.Lock] = {}
@@ -133,7 +135,9 @@ class ForeignPool(Compiling, Running):
             self._bpf_path = self.cache_dir / "run-filter.bpf"
             self._bpf_path.write_bytes(export_bpf(COMPILED_RUN))
         self.use_compile_servers = compile_servers
-        self.use_runners = runners
+        # A runner empties /tmp and /dev/shm after each program: only where they are the
+        # sandbox's own (bubblewrap); with rlimits alone every program gets a process of its own
+        self.use_runners = runners and self.isolation.startswith("bwrap")
         self.use_compile_batches = compile_batches
         self._local = threading.local()  # each worker thread's runners, by language
         self._runners: set[Runner] = set()
@@ -155,6 +159,7 @@ class ForeignPool(Compiling, Running):
             runners, self._runners = list(self._runners), set()
         for runner in runners:
             runner.close()
+        self._trash.close()
         if self._own_cache:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
 
@@ -271,10 +276,12 @@ class ForeignPool(Compiling, Running):
         """A temporary cache keeps a build only while a program uses it (a Go test binary is
         several MB; a labelling job builds thousands); a persistent ``cache_dir`` keeps all.
 
-        The folder is removed under the build's own lock: the same program arriving meanwhile
-        (a duplicate sample) waits in ``_build`` and builds it again, instead of finding the
-        finished marker of a folder about to vanish and running a program that is gone
-        (``Cannot find module .../main.js``, a runtime error for a correct program)."""
+        The folder is taken away under the build's own lock: the same program arriving
+        meanwhile (a duplicate sample) waits in ``_build`` and builds it again, instead of
+        finding the finished marker of a folder about to vanish and running a program that is
+        gone (``Cannot find module .../main.js``, a runtime error for a correct program). It
+        leaves by a rename and is deleted in the background (:class:`DeferredRemoval`: a
+        worker does not wait on the disk)."""
         with self._locks_lock:
             lock = self._locks.setdefault(build.digest, threading.Lock())
         with lock:
@@ -284,7 +291,7 @@ class ForeignPool(Compiling, Running):
                     return
                 del self._users[build.digest]
                 self._builds.pop(build.digest, None)
-            shutil.rmtree(build.path, ignore_errors=True)
+            self._trash.remove(build.path)
 
     @property
     def n_workers(self) -> int:

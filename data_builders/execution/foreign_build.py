@@ -7,10 +7,13 @@ only into the build folder, its own CPU/memory/output limits; a failure is ``com
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import os
+import queue
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -32,6 +35,68 @@ class Build:
     log: str = ""
     seconds: float = 0.0
     digest: str = ""
+
+
+class DeferredRemoval:
+    """Folders taken away at once and deleted by a background thread.
+
+    A released build's folder (``ForeignPool._release``) leaves its place with a rename
+    (~0.1 ms) and is deleted afterwards, off the worker thread: deleting it is milliseconds of
+    waiting on the disk where the file system discards freed blocks at once (ext4 mounted
+    ``discard``: ~3 ms per ``rmdir``, against ~4 ms of host CPU per JavaScript program), and a
+    worker waiting there leaves its CPU idle. The trash folder is a sibling of the builds'
+    folder (the same file system, so a rename), outside every sandbox's bound folders."""
+
+    def __init__(self, parent: Path) -> None:
+        self._parent = parent
+        self._root: Path | None = None
+        self._names = itertools.count()
+        self._queue: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def remove(self, path: Path) -> None:
+        """Take ``path`` away now (gone from its place when this returns); deleted later, or
+        here where it cannot be moved aside."""
+        target = self._target()
+        if target is not None:
+            try:
+                path.rename(target)
+            except OSError:
+                pass
+            else:
+                self._queue.put(target)
+                return
+        shutil.rmtree(path, ignore_errors=True)
+
+    def _target(self) -> Path | None:
+        """A fresh name in the trash folder (made, with the thread, on first use: a pool with
+        a persistent cache never releases a build); None when the folder cannot be made."""
+        with self._lock:
+            if self._root is None:
+                try:
+                    self._root = Path(tempfile.mkdtemp(prefix="unice-trash-", dir=self._parent))
+                except OSError:
+                    return None
+                self._thread = threading.Thread(
+                    target=self._drain, name="unice-build-trash", daemon=True
+                )
+                self._thread.start()
+            return self._root / str(next(self._names))
+
+    def _drain(self) -> None:
+        while (path := self._queue.get()) is not None:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        """Delete what is left and stop the thread."""
+        with self._lock:
+            thread, root, self._thread, self._root = self._thread, self._root, None, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 class Compiling:

@@ -182,3 +182,12 @@ def test_the_runner_refuses_to_start_outside_the_sandbox(tmp_path: Path) -> None
     )  # fmt: skip
     assert done.returncode == 78 and "runs only inside UniCE's sandbox" in done.stderr
     assert canary.read_text() == "kept"
+
+
+def test_without_bubblewrap_every_program_gets_a_process_of_its_own(tmp_path: Path) -> None:
+    """A runner empties /tmp between programs, so it runs only where /tmp is the sandbox's."""
+    need("js")
+    with Executor("js", workers=1, limits=LIMITS, isolation="rlimits", cache_dir=tmp_path) as ex:
+        assert not ex.pool.use_runners
+        assert _run(ex, JS["wrong"], THREE_CASES) == ["pass", "pass", "wrong_answer"]
+        assert ex.pool.processes == 1
