@@ -144,10 +144,14 @@ class Running:
     ) -> End:
         """The cases from ``start`` on, run by this thread's runner (started when it has
         none, or when the last one died or is used up). The runtime is already up, so what
-        runs before the first case is the program's and its test's own code: it gets an
-        assertion's cap (``timeout``), not ``load``, the allowance for starting a runtime."""
+        runs before the first case is the program's and its test's own code, as what runs
+        between two cases is (counted in the earlier case's phase): it gets the limit of the
+        first case it runs (its calibrated limit under ``label``; the cap ``timeout`` without
+        calibration), not ``load``, the allowance for starting a runtime. Why: a test that
+        calls the candidate before its first assertion (``JavaScript/32`` computes a root
+        first) let a looping program spend the 3 s cap there, against its cases' 0.2 s."""
         limits = self.limits
-        load = min(limits.load, limits.timeout)
+        load = min([limits.load, limits.timeout, *case_limits[start : start + 1]])
         request = language.runner_request(build, start, limits.memory_mb, limits.max_output_bytes)
         watch = Watch(limits.memory_mb + limits.runtime_overhead_mb, limits.max_wall_factor)
         for attempt in range(2):
