@@ -344,7 +344,8 @@ class Tree:
     """CPU time and resident memory of a process and its descendants (``/proc``, and each
     process's CPU-time clock)."""
 
-    tick = 1.0 / os.sysconf("SC_CLK_TCK")
+    ticks_per_second = os.sysconf("SC_CLK_TCK")
+    tick = 1.0 / ticks_per_second
     """Seconds of one clock tick (``/proc``'s unit): CPU time passing one says a process is not
     blocked (``CaseWatch.over_limit``)."""
 
@@ -353,7 +354,6 @@ class Tree:
         self._pids: list[int] = [pid]
         self._scanned = 0.0
         self.final_cpu = 0.0
-        self._tick = os.sysconf("SC_CLK_TCK")
         self._page = os.sysconf("SC_PAGE_SIZE")
 
     def _members(self) -> list[int]:
@@ -394,7 +394,7 @@ class Tree:
             open(f"/proc/{pid}/stat") as handle,
         ):
             fields_ = handle.read().rsplit(")", 1)[1].split()
-            return (int(fields_[11]) + int(fields_[12])) / self._tick
+            return (int(fields_[11]) + int(fields_[12])) / self.ticks_per_second
         return 0.0
 
     def rss_mb(self) -> float:
