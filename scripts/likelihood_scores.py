@@ -4,8 +4,8 @@ Why: a user reranking samples has no reference, and Coder-Reviewer reranking (Zh
 ICML 2023) is the reference-free baseline a learned metric should beat: it needs only the task
 and a code LM. This writes ``{"id", "Coder (LM)", "Reviewer (LM)", "Coder+Reviewer (LM)"}``
 lines that ``evaluate.py scores=...`` and ``scripts/quality_report.py --reference-free-scores``
-read as columns (each score computed once per LM and row, in the same store that
-``model.likelihood_features`` reads).
+read as columns (each score computed once per LM and row, kept in the UniCE cache's store:
+:mod:`unice.evaluation.likelihoods`).
 
     python scripts/likelihood_scores.py --data data/he-eval-zs --split test \
         --out outputs/quality/likelihoods.jsonl            # ~0.5-1 s per program on 2 cores
@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from unice.data.languages import row_language  # noqa: E402
-from unice.data.likelihoods import LikelihoodScorer  # noqa: E402
 from unice.evaluation.data import load_split  # noqa: E402
 from unice.evaluation.errors import EvaluationError  # noqa: E402
+from unice.evaluation.likelihoods import LikelihoodScorer  # noqa: E402
 
 
 def column_names(label: str) -> tuple[str, str, str]:

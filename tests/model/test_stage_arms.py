@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from unice.errors import ModelConfigError
-from unice.modeling.configuration import FAULT_HEAD_RETIRED_AT
+from unice.modeling.configuration import FAULT_HEAD_RETIRED_AT, LIKELIHOOD_FEATURES_RETIRED_AT
 from unice.testing import load_script
 from unice.training.settings import refuse_retired_model_keys, refuse_retired_overrides
 
@@ -95,6 +95,17 @@ def test_the_c_arms_stop_with_the_fault_heads_retirement_naming_its_commit():
     with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
         refuse_retired_model_keys(cfg.model)
     refuse_retired_model_keys(compose(["+experiment=zeroshot_cpu"]).model)
+
+
+def test_arm_m_stops_with_the_likelihood_features_retirement_naming_its_commit():
+    """Arm M was not adopted and its switch retired: its overrides stay as the record, and
+    running it stops in one line naming the last commit with the code."""
+    module = _module()
+    with pytest.raises(
+        ModelConfigError, match=f"likelihood_features=True: .*{LIKELIHOOD_FEATURES_RETIRED_AT}"
+    ):
+        refuse_retired_overrides(module.overrides("M", 12))
+    refuse_retired_overrides(["model.likelihood_features=false", "model.likelihood_model=x"])
 
 
 def test_a_non_inferior_arm_on_an_adopted_one_is_read_against_that_one():

@@ -205,7 +205,8 @@ def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path
     idle = {"token_alignment": False, "untrained_cosine": False, "comparison_only": False,
             "ranking_pair_weight": "uniform", "exact_scores": False,
             "structure_target": "head", "exec_prior_mode": "start",
-            "edit_features": False}  # fmt: skip
+            "edit_features": False, "likelihood_features": False,
+            "likelihood_model": "smollm2"}  # fmt: skip
     config = UniCEConfig(**_old_config(**idle))  # the defaults every old checkpoint saved
     assert not any(hasattr(config, key) for key in idle)
     adopted = UniCEConfig(**_old_config(exact_features=True, exec_prior=True,
@@ -237,6 +238,7 @@ def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path
         {"exact_features": True, "exec_prior": True, "exec_prior_mode": "start"},
         {"fault_head": True},
         {"exact_features": True, "edit_features": True},
+        {"exact_features": True, "likelihood_features": True},
     ],
 )
 def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp_path):
@@ -259,7 +261,7 @@ def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
     """Stage three's arm C (+.010 over A on MBPP dev, under the .02 margin) took the fault head
     out after the other rejected arms: its switch and loss term name the commit before that."""
     assert RETIRED["fault_head"] == (False, FAULT_HEAD_RETIRED_AT) != (False, RETIRED_AT)
-    own_commits = ("fault_head", "edit_features")
+    own_commits = ("fault_head", "edit_features", "likelihood_features", "likelihood_model")
     assert all(
         commit == RETIRED_AT for key, (_, commit) in RETIRED.items() if key not in own_commits
     )

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from unice.data.features import clean_generated, exact_features
-from unice.data.likelihoods import LikelihoodScorer
 from unice.data.languages import DEFAULT_LANGUAGE
 from unice.data.layout import encode_layout
 from unice.errors import ModelConfigError
@@ -157,8 +156,6 @@ class InputEncoder:
         features: add each row's :func:`unice.data.features.exact_features` (estimator).
         structure: with ``features``, add its ``structure_features`` too (g's AST node-kind
             counts against the reference's).
-        likelihoods: with ``features``, add each row's coder/reviewer scores last
-            (:class:`unice.data.likelihoods.LikelihoodScorer`; rows without NL read zeros).
 
     Token ids of each distinct text are computed once and kept (``tokenize``): the reference
     and NL of a problem are shared by all its candidates, and training reads every sample in
@@ -177,7 +174,6 @@ class InputEncoder:
         clean: bool = False,
         features: bool = False,
         structure: bool = False,
-        likelihoods: LikelihoodScorer | None = None,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
@@ -190,7 +186,6 @@ class InputEncoder:
         self.clean = clean
         self.features = features
         self.structure = structure
-        self.likelihoods = likelihoods
         self._clean_cache: dict[tuple[str, str | None], str] = {}
         self._feature_cache: dict[tuple[str, str | None, str | None], list[float]] = {}
         self.tokenizer = tokenizer
@@ -216,7 +211,6 @@ class InputEncoder:
             bool(getattr(config, "clean_generated", False)),
             bool(getattr(config, "exact_features", False)),
             bool(getattr(config, "structure_features", False)),
-            open_likelihood_scorer(config),
         )
 
     def cleaned(
@@ -254,10 +248,9 @@ class InputEncoder:
         if key not in cache:
             if len(cache) > TOKEN_CACHE_SIZE:
                 cache.clear()
-            values = exact_features(generated, reference, nl, self.structure, language=language)
-            if self.likelihoods is not None:
-                values = values + self.likelihoods.features(generated, nl, language)
-            cache[key] = values
+            cache[key] = exact_features(
+                generated, reference, nl, self.structure, language=language
+            )
         return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
@@ -464,14 +457,6 @@ class InputEncoder:
             if ok:
                 out[i] = next(it)
         return out
-
-
-def open_likelihood_scorer(config) -> LikelihoodScorer | None:
-    """The coder/reviewer scorer a model built with ``likelihood_features`` reads its rows
-    with (its LM loaded once; ``None`` for every other model)."""
-    if not getattr(config, "likelihood_features", False):
-        return None
-    return LikelihoodScorer.open(config.likelihood_model, config.max_length)
 
 
 def _languages(languages: Sequence[str] | None, n: int) -> list[str]:

@@ -14,7 +14,6 @@ from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
-from unice.data.likelihoods import LIKELIHOOD_FEATURES
 from unice.errors import ModelConfigError
 
 FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
@@ -43,6 +42,11 @@ EDIT_FEATURES_RETIRED_AT = "6aff5df"
 """The last commit with ``edit_features`` (the head reading what g changed in r: the token
 diff's size, places and token kinds): not adopted by multilingual stage two (dev .707 against
 .724) nor by ``make quality``'s arm K (MBPP dev mean .480 against I's .480)."""
+LIKELIHOOD_FEATURES_RETIRED_AT = "68f4548"
+"""The last commit with ``likelihood_features`` (the head reading a causal code LM's coder and
+reviewer likelihoods, ``likelihood_model``): not adopted by ``make quality``'s arm M (MBPP dev
+mean .479 against I's .480). The scores themselves stay, as reference-free baseline columns
+(:mod:`unice.evaluation.likelihoods`)."""
 RETIRED: dict[str, tuple[Any, str]] = {
     "token_alignment": (False, RETIRED_AT),
     "untrained_cosine": (False, RETIRED_AT),
@@ -53,6 +57,8 @@ RETIRED: dict[str, tuple[Any, str]] = {
     "exec_prior_mode": ("ensemble", RETIRED_AT),
     "fault_head": (False, FAULT_HEAD_RETIRED_AT),
     "edit_features": (False, EDIT_FEATURES_RETIRED_AT),
+    "likelihood_features": (False, LIKELIHOOD_FEATURES_RETIRED_AT),
+    "likelihood_model": ("smollm2", LIKELIHOOD_FEATURES_RETIRED_AT),
 }
 """Switches of rejected arms whose code is gone, each with the one value that is today's
 behaviour and the last commit with its code. An old ``config.json`` holding that value (or a
@@ -87,6 +93,7 @@ def refuse_retired(kwargs: dict[str, Any], exec_prior: bool, structure_features:
     idle = {  # values that did nothing in their checkpoint, whatever they were
         "structure_target": not structure_features,
         "exec_prior_mode": not exec_prior,
+        "likelihood_model": True,  # read only by likelihood_features, refused on its own
     }
     for key, (kept, commit) in RETIRED.items():
         if key not in kwargs:
@@ -170,14 +177,6 @@ class UniCEConfig(PretrainedConfig):
             has fewer and whether it has more of them than the reference: static facts of g
             against r that a crash often follows (``unice.data.features.structure_features``).
             The head never sees them.
-        likelihood_features: with ``exact_features``, the head also reads Coder-Reviewer
-            reranking's two scores of each row from a frozen causal code LM,
-            ``likelihood_model``: the mean token log-probability of g given the NL and of the
-            NL given g (``unice.data.likelihoods``; rows without NL read zeros and a flag 0).
-            Evidence of a kind no string metric has: how plausible g is as a program for the
-            task under a model that has read much code.
-        likelihood_model: the causal LM of ``likelihood_features`` (``smollm2``: the offline
-            SmolLM2-135M; a folder or a hub name), needed again wherever the model scores.
         exec_prior: with ``exact_features``, the model's Exec output is the average of two
             probabilities, ``(sigmoid(network) + sigmoid(prior)) / 2``: the network's own Exec
             logit and a logistic regression of the Exec label on each row's exact features (and
@@ -233,8 +232,6 @@ class UniCEConfig(PretrainedConfig):
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
-    likelihood_features: bool = False
-    likelihood_model: str = "smollm2"
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
@@ -280,11 +277,6 @@ class UniCEConfig(PretrainedConfig):
         if self.exec_prior and not self.exact_features:
             raise ModelConfigError(
                 "exec_prior fits the Exec prior on the exact features; it needs exact_features=true"
-            )
-        if self.likelihood_features and not self.exact_features:
-            raise ModelConfigError(
-                "likelihood_features are read beside the exact features; it needs "
-                "exact_features=true"
             )
         if self.structure_features and not self.exec_prior:
             raise ModelConfigError(
@@ -334,13 +326,7 @@ class UniCEConfig(PretrainedConfig):
         if self.architecture != "estimator":
             return hidden
         size = hidden + 2 * (3 * hidden + 1)
-        return size + (self.head_feature_width if self.exact_features else 0)
-
-    @property
-    def head_feature_width(self) -> int:
-        """How many exact features the head reads: the plain ones, plus the coder/reviewer
-        scores with ``likelihood_features`` (the structure facts feed only the Exec prior)."""
-        return len(FEATURE_NAMES) + (len(LIKELIHOOD_FEATURES) if self.likelihood_features else 0)
+        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
 
     @property
     def exec_prior_width(self) -> int:

@@ -13,7 +13,6 @@ from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
 from unice.data.features import FEATURE_NAMES
-from unice.data.likelihoods import LIKELIHOOD_FEATURES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feature_cache import FeatureCache, token_key
 from unice.modeling.feedforward import FeedForward
@@ -113,17 +112,6 @@ def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
     value = exact_features[:, FEATURE_NAMES.index(name)]
     has_reference = exact_features[:, FEATURE_NAMES.index("has_reference")]
     return torch.logit(value.clamp(PRIOR_EPS, 1 - PRIOR_EPS)) * has_reference
-
-
-def head_features(exact_features: torch.Tensor, config: UniCEConfig) -> torch.Tensor:
-    """The columns of a row's feature vector the head reads: the plain exact features, then
-    the coder/reviewer scores with ``likelihood_features``. The vector is laid out plain,
-    structure facts (with ``structure_features``: the Exec prior's only), likelihoods
-    (:class:`~unice.data.encoding.InputEncoder`), so the prior's columns stay a prefix."""
-    plain = exact_features[:, : len(FEATURE_NAMES)]
-    if not config.likelihood_features:
-        return plain
-    return torch.cat([plain, exact_features[:, -len(LIKELIHOOD_FEATURES) :]], dim=-1)
 
 
 def ensemble_logit(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
@@ -289,8 +277,8 @@ class UniCEModel(UniCEPreTrainedModel):
             if self.config.exact_features:
                 if exact_features is None:
                     raise ValueError("this model was built with exact_features; pass them")
-                read = head_features(exact_features, self.config).to(features.dtype)
-                features = torch.cat([features, read], dim=-1)
+                plain = exact_features[:, : len(FEATURE_NAMES)]  # structure facts: prior only
+                features = torch.cat([features, plain.to(features.dtype)], dim=-1)
         else:
             if input_ids is None or attention_mask is None:
                 raise ValueError("a cross model takes input_ids and attention_mask")

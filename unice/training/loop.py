@@ -185,8 +185,6 @@ def _setup(cfg: DictConfig) -> _Run:
     train_samples = _trainable(train_samples, mc.formats, accelerator)
     encoder = InputEncoder.from_config(tokenizer, mc)
     collator = Collator(encoder, mc.formats, mc.architecture)
-    if encoder.likelihoods is not None:  # each program scored once, before the first step
-        prefill_likelihoods(encoder, [*train_samples, *(dev_samples or [])], settings.progress)
     if mc.freeze_encoder:  # encode every distinct input once, before the first step
         model.to(accelerator.device)  # on the GPU where there is one, not before `prepare` on CPU
         model.use_feature_cache(open_feature_cache(model, settings.feature_cache))
@@ -243,16 +241,6 @@ def _setup(cfg: DictConfig) -> _Run:
         optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger, sampler,
         loader, fingerprint,
     )  # fmt: skip
-
-
-def prefill_likelihoods(encoder: InputEncoder, samples: list[Sample], progress: bool) -> None:
-    """Score every sample's coder/reviewer likelihoods as the encoder will read them (the
-    cleaned code, the NL, the language), so the one-time LM cost is a pass of its own."""
-    rows = [s for s in samples if s.nl]
-    nls = [s.nl for s in rows]
-    languages = [s.language for s in rows]
-    generated = encoder.cleaned([s.generated for s in rows], nls, languages)
-    encoder.likelihoods.prefill(zip(generated, nls, languages, strict=True), progress)
 
 
 def _trainable(samples: list[Sample], formats: list[str], accelerator) -> list[Sample]:

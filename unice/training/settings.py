@@ -32,8 +32,6 @@ MODEL_FIELDS = (
     "architecture",
     "exact_features",
     "structure_features",
-    "likelihood_features",
-    "likelihood_model",
     "exact_prior",
     "exec_prior",
     "clean_generated",

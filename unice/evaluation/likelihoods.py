@@ -1,19 +1,18 @@
-"""Coder/reviewer likelihoods of a candidate from a frozen causal code LM, as head inputs.
+"""Coder/reviewer likelihoods of a candidate under a frozen causal code LM: reference-free
+baseline columns.
 
-Why: string overlaps and a sentence encoder see how close g is to r; a code LM has read enough
-code to know how plausible g is as a program for the task, and how plausible the task is as a
-description of g. Coder-Reviewer reranking (Zhang et al., ICML 2023) ranks samples by exactly
-these two scores: the *coder* ``mean log p(g | NL)`` and the *reviewer* ``mean log p(NL | g)``
-(each the mean over the continuation's tokens, so long programs are not punished for length).
-Issue 27's arm M lets the head read them beside the exact features; whether they help is the
-dev rule's call (a quick look on MBPP dev found them *negatively* correlated with PassRatio
-within problems, which a head can use as well as a positive sign, if it holds).
+Why: a user reranking samples has no reference. Coder-Reviewer reranking (Zhang et al., ICML
+2023) ranks them with a code LM alone: the *coder* score ``mean log p(g | NL)`` and the
+*reviewer* score ``mean log p(NL | g)`` (each the mean over the continuation's tokens, so long
+programs are not punished for length), the reference-free baseline a learned metric should
+beat (``scripts/likelihood_scores.py``, ``LIKELIHOODS=1 make quality``). As head inputs of
+CodeScore they were issue 27's arm M, not adopted and retired (the last commit with that
+switch: ``unice.modeling.configuration.LIKELIHOOD_FEATURES_RETIRED_AT``).
 
 A forward of SmolLM2-135M over a 150-token text costs ~0.5 s on one CPU core in fp32, so the
 LM's linear layers run in int8 (``torch``'s dynamic quantisation: ~0.19 s, 2.9x faster; the
 offline GGUF it comes from is 4-bit anyway), and each distinct ``(generated, NL, language)`` is
-scored once per LM and kept in a SQLite file under the UniCE cache (``likelihoods/``); training, ``model.score``, ``unice-score`` and ``evaluate.py`` read
-the same values because :class:`unice.data.encoding.InputEncoder` is the one caller.
+scored once per LM and kept in a SQLite file under the UniCE cache (``likelihoods/``).
 """
 
 from __future__ import annotations
@@ -28,23 +27,23 @@ import torch
 
 from unice.data.languages import DEFAULT_LANGUAGE
 
-LIKELIHOOD_FEATURES: tuple[str, ...] = ("has_likelihood", "coder_logp", "reviewer_logp")
-"""The head's extra inputs (appended last to the exact features): whether the row's format has
-an NL (0 for the Ref format, whose two scores are then 0), and the two mean log-probabilities."""
-
 PROMPT_VERSION = 1
 """Bumped whenever :func:`coder_pair` / :func:`reviewer_pair` change, so cached scores of an
 older prompt are never read for a new one."""
 
 REVIEWER_CUE = "The code above does what this says:"
 
-NO_LIKELIHOOD: list[float] = [0.0, 0.0, 0.0]
+
+def comment_marker(language: str) -> str:
+    """The line-comment marker of ``language``: ``#`` in Python, ``//`` in the C family, Go,
+    Rust and JavaScript."""
+    return "#" if language == DEFAULT_LANGUAGE else "//"
 
 
 def comment_block(text: str, language: str) -> str:
-    """``text`` as line comments of ``language`` (``#`` in Python, ``//`` in the C family, Go,
-    Rust and JavaScript): a form every code LM has seen before and after code."""
-    marker = "#" if language == DEFAULT_LANGUAGE else "//"
+    """``text`` as line comments of ``language``: a form every code LM has seen before and
+    after code."""
+    marker = comment_marker(language)
     lines = text.strip().splitlines() or [""]
     return "".join(f"{marker} {line}".rstrip() + "\n" for line in lines)
 
@@ -57,8 +56,7 @@ def coder_pair(generated: str, nl: str, language: str) -> tuple[str, str]:
 def reviewer_pair(generated: str, nl: str, language: str) -> tuple[str, str]:
     """``(context, continuation)`` of the reviewer score: the code, a cue, then the task as a
     comment (its comment markers cost every candidate of a problem the same)."""
-    marker = "#" if language == DEFAULT_LANGUAGE else "//"
-    context = f"{generated.strip(chr(10))}\n\n{marker} {REVIEWER_CUE}\n"
+    context = f"{generated.strip(chr(10))}\n\n{comment_marker(language)} {REVIEWER_CUE}\n"
     return context, comment_block(nl, language)
 
 
@@ -74,8 +72,9 @@ def cache_key(namespace: str, generated: str, nl: str, language: str) -> str:
 class LikelihoodStore:
     """Scores already computed, in a SQLite file (``None``: in memory only).
 
-    SQLite because three seeds of an arm run side by side and read what the first one wrote:
-    its locking makes concurrent readers and one writer safe without a lock file of our own.
+    SQLite because several processes may score side by side (arm M's three seeds read what
+    the first one wrote): its locking makes concurrent readers and one writer safe without a
+    lock file of our own.
     """
 
     def __init__(self, path: str | Path | None):
@@ -96,7 +95,9 @@ class LikelihoodStore:
             return self._memory[key]
         if self._db is None:
             return None
-        row = self._db.execute("SELECT coder, reviewer FROM scores WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute(
+            "SELECT coder, reviewer FROM scores WHERE key = ?", (key,)
+        ).fetchone()
         if row is not None:
             self._memory[key] = (float(row[0]), float(row[1]))
             return self._memory[key]
@@ -124,9 +125,7 @@ class LikelihoodScorer:
             it runs).
     """
 
-    def __init__(
-        self, model, tokenizer, max_length: int, store: LikelihoodStore, namespace: str
-    ):
+    def __init__(self, model, tokenizer, max_length: int, store: LikelihoodStore, namespace: str):
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.max_length = int(max_length)
@@ -149,7 +148,9 @@ class LikelihoodScorer:
         tokenizer = AutoTokenizer.from_pretrained(path)
         namespace = f"{weights_digest(model)}-int8"
         model = int8_linears(model)
-        return cls(model, tokenizer, max_length, LikelihoodStore(store_path(cache, namespace)), namespace)
+        return cls(
+            model, tokenizer, max_length, LikelihoodStore(store_path(cache, namespace)), namespace
+        )
 
     def mean_logp(self, context: str, continuation: str) -> float:
         """Mean log-probability of the continuation's tokens (and an end-of-text token, so
@@ -170,7 +171,9 @@ class LikelihoodScorer:
         targets = torch.tensor(cont).unsqueeze(-1)
         return float(predicted.gather(-1, targets).mean())
 
-    def scores(self, generated: str, nl: str, language: str = DEFAULT_LANGUAGE) -> tuple[float, float]:
+    def scores(
+        self, generated: str, nl: str, language: str = DEFAULT_LANGUAGE
+    ) -> tuple[float, float]:
         """``(coder, reviewer)`` of one candidate, computed once per distinct triple."""
         key = cache_key(self.namespace, generated, nl, language)
         found = self.store.get(key)
@@ -184,13 +187,6 @@ class LikelihoodScorer:
             found = (coder, reviewer)
         return found
 
-    def features(self, generated: str, nl: str | None, language: str = DEFAULT_LANGUAGE) -> list[float]:
-        """:data:`LIKELIHOOD_FEATURES` of one row: zeros and flag 0 where its format has no NL."""
-        if not nl:
-            return list(NO_LIKELIHOOD)
-        coder, reviewer = self.scores(generated, nl, language)
-        return [1.0, coder, reviewer]
-
     def prefill(
         self,
         triples: Iterable[tuple[str, str, str]],
@@ -198,8 +194,7 @@ class LikelihoodScorer:
         say: Callable[[str], None] = print,
     ) -> dict[str, float]:
         """Score every distinct ``(generated, nl, language)`` not yet in the store, with a
-        progress bar, before training starts (so the one-time cost is reported apart from the
-        steps, and seeds started later read the store)."""
+        progress bar (so the one-time cost is reported, and later runs read the store)."""
         from tqdm.auto import tqdm
 
         todo = list(dict.fromkeys((g, n, lang) for g, n, lang in triples if n))
@@ -240,4 +235,3 @@ def store_path(cache: str | None, namespace: str) -> Path | None:
 
         return cache_dir("likelihoods") / f"{namespace}.sqlite"
     return Path(str(cache)) / f"{namespace}.sqlite"
-
