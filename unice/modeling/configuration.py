@@ -163,6 +163,11 @@ class UniCEConfig(PretrainedConfig):
             LM's states carry a few "massive activations" (SmolLM2-135M: dimensions of ~4,200
             against a mean magnitude of ~5), so unscaled every text's vector points the same
             way, the head's comparisons of g with r say nothing and its tanh saturates.
+        trainable_top_layers: with ``freeze_encoder`` on a decoder LM (SmolLM2, Qwen2,
+            DeepSeek-Coder), its top ``k`` layers and final norm *train* (``lr_encoder``) while
+            the layers below stay frozen; the token states entering layer ``L - k`` and the
+            pooled states below it are cached once per distinct text, so a step runs ``k``
+            layers, not ``L`` (:mod:`unice.modeling.top_layers`). ``0``: all frozen.
         architecture: ``cross`` joins g, r and n into one input and reads one sentence vector
             (the paper). ``estimator`` encodes each segment alone with the same encoder and feeds
             the head COMET's features ``[g; r; g*r; |g-r|; n; g*n; |g-n|]`` plus the cosines of
@@ -229,6 +234,7 @@ class UniCEConfig(PretrainedConfig):
     pooling: str = "first"
     freeze_encoder: bool = False
     standardize_states: bool = False
+    trainable_top_layers: int = 0
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
@@ -269,6 +275,15 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(
                 "standardize_states scales a frozen encoder's states by statistics fitted once; "
                 "it needs freeze_encoder=true"
+            )
+        if int(self.trainable_top_layers) < 0:
+            raise ModelConfigError(
+                f"trainable_top_layers={self.trainable_top_layers!r} must be >= 0 (0: all frozen)"
+            )
+        if self.trainable_top_layers and not self.freeze_encoder:
+            raise ModelConfigError(
+                "trainable_top_layers trains the top layers of an otherwise frozen encoder; it "
+                "needs freeze_encoder=true (without it the whole encoder trains)"
             )
         if self.exact_features and self.architecture != "estimator":
             raise ModelConfigError(

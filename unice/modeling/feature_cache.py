@@ -26,13 +26,17 @@ from pathlib import Path
 import torch
 
 CHUNK_PREFIX = "chunk-"
-"""Chunk files are ``chunk-<number>.pt``: ``{"keys": [...], "states": (n, layers, hidden)}``."""
+"""Chunk files are ``chunk-<number>.pt``: ``{"keys": [...], "states": (n, layers, hidden)}``, or
+a list of ``n`` tensors where entries differ in shape (``trainable_top_layers``' token states)."""
 
 
-def weights_digest(module: torch.nn.Module) -> str:
-    """A short digest of every parameter and buffer of ``module`` (names, shapes, values)."""
+def weights_digest(module: torch.nn.Module, exclude: tuple[str, ...] = ()) -> str:
+    """A short digest of every parameter and buffer of ``module`` (names, shapes, values),
+    but those whose names start with one of ``exclude`` (weights that train)."""
     digest = hashlib.sha256()
     for name, tensor in sorted(module.state_dict().items()):
+        if exclude and name.startswith(exclude):
+            continue
         digest.update(name.encode())
         digest.update(str(tuple(tensor.shape)).encode())
         digest.update(tensor.detach().to("cpu").contiguous().view(torch.uint8).numpy().tobytes())
@@ -92,11 +96,12 @@ class FeatureCache:
         self.misses += len(found) - hit
         return found
 
-    def add(self, keys: Sequence[str], states: torch.Tensor) -> None:
-        """Store ``states`` ``(n, layers, hidden)`` under ``keys``; flush when enough are new."""
-        for key, state in zip(keys, states.detach().to("cpu"), strict=True):
+    def add(self, keys: Sequence[str], states: torch.Tensor | Sequence[torch.Tensor]) -> None:
+        """Store ``states`` (``(n, layers, hidden)``, or ``n`` tensors of any shape) under
+        ``keys``; flush when enough are new."""
+        for key, state in zip(keys, states, strict=True):
             if key not in self._states:
-                self._states[key] = state.clone()
+                self._states[key] = state.detach().to("cpu").clone()
                 self._pending.append(key)
         if len(self._pending) >= self.flush_every:
             self.flush()
@@ -109,10 +114,10 @@ class FeatureCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         number = len(list(self.folder.glob(f"{CHUNK_PREFIX}*.pt")))
         target = self.folder / f"{CHUNK_PREFIX}{number:05d}-{os.getpid()}.pt"
-        chunk = {
-            "keys": list(self._pending),
-            "states": torch.stack([self._states[key] for key in self._pending]),
-        }
+        states = [self._states[key] for key in self._pending]
+        if len({tuple(state.shape) for state in states}) == 1:
+            states = torch.stack(states)  # one tensor where every entry has one shape
+        chunk = {"keys": list(self._pending), "states": states}
         handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
         os.close(handle)
         try:

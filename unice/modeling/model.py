@@ -14,10 +14,15 @@ from transformers.utils import ModelOutput
 
 from unice.data.features import FEATURE_NAMES
 from unice.modeling.configuration import UniCEConfig
-from unice.modeling.feature_cache import FeatureCache, token_key
+from unice.modeling.feature_cache import FeatureCache, token_key, weights_digest
 from unice.modeling.feedforward import FeedForward
 from unice.modeling.layerwise_attention import ScalarMix
 from unice.modeling.loss import format_loss
+from unice.modeling.top_layers import (
+    first_trained_layer,
+    run_top_layers,
+    top_parameter_prefixes,
+)
 
 
 @dataclass
@@ -179,8 +184,14 @@ class UniCEModel(UniCEPreTrainedModel):
         # FeatureCache of a frozen encoder (attach with use_feature_cache); not a module, so
         # never saved with the weights
         self.feature_cache: FeatureCache | None = None
+        # trainable_top_layers: the names of the top layers that train on cached token states
+        self._top_prefixes: tuple[str, ...] = ()
         if config.freeze_encoder:
             self.encoder.requires_grad_(False)
+        if config.trainable_top_layers:
+            self._top_prefixes = top_parameter_prefixes(self.encoder, config.trainable_top_layers)
+            for name, param in self.encoder.named_parameters():
+                param.requires_grad_(self.trains_encoder_parameter(name))
         if self._has_prior:
             self.prior_scale = nn.Parameter(torch.ones(()))
         if config.standardize_states:
@@ -201,6 +212,25 @@ class UniCEModel(UniCEPreTrainedModel):
             with torch.no_grad():
                 last.weight[0].zero_()
                 last.bias[0].zero_()
+
+    def trains_encoder_parameter(self, name: str) -> bool:
+        """Whether the encoder parameter ``name`` (relative to the encoder) trains: every one
+        of a fine-tuned encoder, none of a frozen one, the top layers' with
+        ``trainable_top_layers``."""
+        if not self.config.freeze_encoder:
+            return True
+        return name.startswith(self._top_prefixes) if self._top_prefixes else False
+
+    def cache_namespace(self) -> str:
+        """The feature cache's sub-folder of this model's frozen states: the frozen weights'
+        digest and the pooling (with ``trainable_top_layers``: the frozen part's digest only, so
+        training the top layers never invalidates the cache, and where the cut is)."""
+        pooling = self.config.pooling
+        if not self._top_prefixes:
+            return FeatureCache.namespace_of(self.encoder, pooling)
+        digest = weights_digest(self.encoder, exclude=self._top_prefixes)
+        cut = first_trained_layer(self.encoder, self.config.trainable_top_layers)
+        return f"{digest}-{pooling}-tokens{cut}"
 
     def use_feature_cache(self, cache: FeatureCache | None) -> None:
         """Read and fill ``cache`` with the frozen encoder's per-layer pooled states (only
@@ -309,12 +339,44 @@ class UniCEModel(UniCEPreTrainedModel):
         """Encoder -> layer-wise mix -> pooling: one vector per input row (a frozen encoder's
         rows: their pooled layers, cached, then mixed)."""
         if self.config.freeze_encoder:
-            layers = self.frozen_layers(input_ids, attention_mask, token_type_ids)
+            layers = self.encoder_layers(input_ids, attention_mask, token_type_ids)
             if self.config.standardize_states:
                 layers = (layers - self.state_mean) / self.state_std
             return self.layerwise.mix_pooled(layers)
         mixed = self._mix(input_ids, attention_mask, token_type_ids)
         return pool(mixed, attention_mask, self.config.pooling)
+
+    def encoder_layers(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """``(rows, layers, hidden)``: each row's pooled state at every layer of a frozen
+        encoder; with ``trainable_top_layers`` the top layers run now, on the cached token
+        states entering them, and their states carry gradients."""
+        if not self._top_prefixes:
+            return self.frozen_layers(input_ids, attention_mask, token_type_ids)
+        lower, tokens, token_mask = self._frozen_inputs(input_ids, attention_mask, token_type_ids)
+        return torch.cat([lower, self._top_pooled(tokens, token_mask)], dim=1)
+
+    def _top_pooled(self, tokens: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
+        """``(rows, k, hidden)``: the trained top layers' pooled states of each row, the rows
+        run in ``length_buckets`` groups of similar length (each padded to its own longest
+        row: a cost setting, as for the encoder; a row's states depend on its tokens only)."""
+        count = self.config.trainable_top_layers
+        lengths = token_mask.sum(dim=1)
+        order = torch.argsort(lengths, descending=True)
+        buckets = max(min(int(self.config.length_buckets or 1), len(order)), 1)
+        parts, rows = [], []
+        for chunk in torch.tensor_split(order, buckets):
+            width = max(int(lengths[chunk].max()), 1)
+            mask = token_mask[chunk, :width]
+            states = run_top_layers(self.encoder, count, tokens[chunk, :width], mask)
+            parts.append(torch.stack([pool(s, mask, self.config.pooling) for s in states], 1))
+            rows.append(chunk)
+        pooled = torch.cat(parts)
+        return pooled[torch.argsort(torch.cat(rows))]
 
     @torch.no_grad()
     def frozen_layers(
@@ -323,9 +385,26 @@ class UniCEModel(UniCEPreTrainedModel):
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """``(rows, layers, hidden)``: each row's pooled state at every layer of the frozen
-        encoder, from the feature cache where it has them; only the other rows are encoded
-        (and then cached). Keys are the rows' real token ids (and token types)."""
+        """``(rows, layers, hidden)``: :meth:`encoder_layers` without gradients (state
+        statistics, scoring)."""
+        if self._top_prefixes:
+            return self.encoder_layers(input_ids, attention_mask, token_type_ids)
+        device = input_ids.device
+        entries = self.frozen_entries(input_ids, attention_mask, token_type_ids)
+        return torch.stack([entry.to(device) for entry in entries])
+
+    @torch.no_grad()
+    def frozen_entries(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> list[torch.Tensor]:
+        """What the frozen encoder gives each row, from the feature cache where it has it; only
+        the other rows are encoded (and then cached). Keys are the rows' real token ids (and
+        token types). An entry is the row's pooled state at every layer ``(layers, hidden)``;
+        with ``trainable_top_layers`` those of the frozen layers ``0..L-k``, followed by the
+        row's token states entering layer ``L - k`` ``(L-k+1 + tokens, hidden)``."""
         keys = input_keys(input_ids, attention_mask, token_type_ids)
         cache = self.feature_cache
         found = cache.lookup(keys) if cache is not None else [None] * len(keys)
@@ -336,15 +415,51 @@ class UniCEModel(UniCEPreTrainedModel):
             width = max(int(mask.sum(dim=1).max()), 1)
             types = token_type_ids[index, :width] if token_type_ids is not None else None
             states = self._hidden_states(input_ids[index, :width], mask[:, :width], types)
+            cut = self._frozen_cut(len(states))
             pooled = torch.stack(
-                [pool(layer, mask[:, :width], self.config.pooling) for layer in states], dim=1
+                [pool(layer, mask[:, :width], self.config.pooling) for layer in states[: cut + 1]],
+                dim=1,
             )
+            entries = list(pooled)
+            if self._top_prefixes:  # the token states entering the trained layers follow
+                lengths = mask.sum(dim=1).tolist()
+                entries = [
+                    torch.cat([entry, states[cut][position, : int(length)]])
+                    for position, (entry, length) in enumerate(zip(entries, lengths, strict=True))
+                ]
             for position, i in enumerate(missing):
-                found[i] = pooled[position]
+                found[i] = entries[position]
             if cache is not None:
-                cache.add([keys[i] for i in missing], pooled)
+                cache.add([keys[i] for i in missing], entries)
+        return found
+
+    def _frozen_cut(self, hidden_states: int) -> int:
+        """The last hidden-state index a frozen entry pools: all of them, or ``L - k`` (the
+        states entering the trained layers, whose token states the entry also keeps)."""
+        if not self._top_prefixes:
+            return hidden_states - 1
+        return first_trained_layer(self.encoder, self.config.trainable_top_layers)
+
+    def _frozen_inputs(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(pooled frozen layers (rows, L-k+1, hidden), token states entering layer L-k
+        (rows, width, hidden), their mask (rows, width))`` of each row, right-padded."""
+        entries = self.frozen_entries(input_ids, attention_mask, token_type_ids)
         device = input_ids.device
-        return torch.stack([state.to(device) for state in found])
+        kept = self._frozen_cut(0) + 1
+        lower = torch.stack([entry[:kept] for entry in entries]).to(device)
+        tokens = [entry[kept:] for entry in entries]
+        width = max(max(len(row) for row in tokens), 1)
+        padded = lower.new_zeros((len(tokens), width, lower.shape[-1]))
+        token_mask = torch.zeros((len(tokens), width), dtype=attention_mask.dtype, device=device)
+        for row, states in enumerate(tokens):
+            padded[row, : len(states)] = states.to(device)
+            token_mask[row, : len(states)] = 1
+        return lower, padded, token_mask
 
     def _mix(
         self,

@@ -36,9 +36,9 @@ def feature_cache_folder(setting: str | None) -> Path | None:
 
 
 def open_feature_cache(model, setting: str | None) -> FeatureCache:
-    """The cache of ``model``'s frozen encoder (its weights digest and pooling)."""
-    namespace = FeatureCache.namespace_of(model.encoder, model.config.pooling)
-    return FeatureCache(feature_cache_folder(setting), namespace)
+    """The cache of ``model``'s frozen encoder (``UniCEModel.cache_namespace``: its frozen
+    weights' digest and pooling)."""
+    return FeatureCache(feature_cache_folder(setting), model.cache_namespace())
 
 
 def encoder_inputs(
@@ -82,7 +82,7 @@ def prefill_feature_cache(
             disable=not settings.progress,
         ):
             batch = collator([samples[i] for i in order[start : start + size]])
-            model.frozen_layers(*encoder_inputs(batch, device))
+            model.frozen_entries(*encoder_inputs(batch, device))
     cache.flush()
     model.train(was_training)
     report = {

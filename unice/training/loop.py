@@ -413,11 +413,11 @@ def batch_loss(
 def _freeze_encoder(run: _Run, frozen: bool) -> None:
     """Frozen-encoder epochs train the mix and head only: the encoder gets no gradient at all,
     so backward stops at the layer mix instead of running through the encoder for nothing
-    (a ``freeze_encoder`` model's encoder is never trained)."""
+    (a ``freeze_encoder`` model's encoder is never trained, but for its
+    ``trainable_top_layers``)."""
     model = run.accelerator.unwrap_model(run.model)
-    frozen = frozen or bool(model.config.freeze_encoder)
-    for param in model.encoder.parameters():
-        param.requires_grad_(not frozen)
+    for name, param in model.encoder.named_parameters():
+        param.requires_grad_(not frozen and model.trains_encoder_parameter(name))
 
 
 def _before_step(run: _Run, state: TrainerState) -> None:

@@ -29,6 +29,7 @@ MODEL_FIELDS = (
     "pooling",
     "freeze_encoder",
     "standardize_states",
+    "trainable_top_layers",
     "architecture",
     "exact_features",
     "structure_features",
