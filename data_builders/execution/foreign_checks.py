@@ -16,11 +16,15 @@ comparison (``foreign_semantics.py``, ``foreign_js_semantics.py``). Literal pars
 (``foreign_literals.py``) read the test's constants (C++ brace lists, strings, chars, numbers;
 JavaScript arrays, object literals, strings, numbers); anything they cannot read (a
 variable, a call, arithmetic) leaves the assertion to the program (the driver's in-program
-case, counted per row as ``cases_judged_in_program``).
+case, counted per row as ``cases_judged_in_program``), unless the task has a trusted
+reference solution: then an expected side the test computes comes from the reference's own
+run (``foreign_reference.py``), and a check says so with ``origin``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +48,7 @@ from data_builders.execution.foreign_semantics import (
     java_identity,
     rust_eq,
 )
-from data_builders.execution.foreign_values import GoValue, decode_value
+from data_builders.execution.foreign_values import GoValue, Turns, decode_value
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,24 @@ class Check:
     expected) < tol``, ``<=`` with ``inclusive``), ``issame`` (C++ HumanEval-X's helper:
     element-wise exact, or within ``tol`` where the helper compares with ``abs``),
     ``json`` (JavaScript: ``actual`` is ``JSON.stringify(...)`` of the program's value,
-    compared with ``JSON.stringify(expected)``), ``deep`` (Node's ``assert.deepEqual`` /
+    compared with ``JSON.stringify(expected)``; ``json_both``: both sides stringified here),
+    ``deep`` (Node's ``assert.deepEqual`` /
     ``deepStrictEqual`` with ``strict``), ``equals`` (Java's ``a.equals(L)``; Java's
     ``eq`` is ``==``: by value for primitives, by identity for a string literal).
-    ``negate``: ``!=``, ``!f(...)``.
+    ``negate``: ``!=``, ``!f(...)``. ``poly`` / ``poly_above`` (HumanEval's ``find_zero``
+    property, ``abs(poly(xs, x)) < tol`` / ``> tol``): ``actual`` is ``x``, ``expected`` the
+    coefficients ``xs``, and the host evaluates :func:`poly`.
+
+    ``origin``: where ``expected`` comes from: ``"test"`` (a constant of the test's text),
+    ``"reference"`` (the value the reference solution's run gave the test's own expression:
+    ``foreign_reference.py``), ``"self"`` (both sides call the candidate, as ``issame(f(x),
+    f(x))``: the value is the pair of both, compared with each other). ``each``: the
+    assertion runs once per turn of a loop and is judged on every turn's value against the
+    reference's turn (``expected``: the reference's values, one per turn): ``"turns"``, a
+    ``V`` report per turn (C++, JavaScript), or ``"list"``, one ``V`` report of every turn's
+    value at the end of the loop (Java: the loop is one case). ``stop_first``: the test
+    stops at the first failing turn (Java's ``throw`` in a loop), so a failed turn decides
+    the case whatever came after it.
     """
 
     language: str
@@ -72,6 +90,9 @@ class Check:
     f32: bool = False  # C++: the expected value is converted to float (a vector<float> helper)
     negate: bool = False  # the assertion holds when the comparison does not (!=, !f(...))
     text: str = ""  # the assertion, for details
+    origin: str = "test"
+    each: str = ""
+    stop_first: bool = False
 
 
 # -- judging -------------------------------------------------------------------------------
@@ -81,6 +102,14 @@ def judge(check: Check, payload: bytes) -> tuple[str, str]:
         actual = decode_value(payload)
     except (ValueError, KeyError, TypeError, struct.error, OverflowError) as error:
         return "runtime_error", f"unreadable value: {error}"[:300]
+    if check.each == "list":  # every turn of a loop in one value (Java)
+        if not isinstance(actual, Turns):
+            return "runtime_error", "unreadable value: not a loop's turns"
+        return _judge_turns(check, actual.values, actual.error)
+    return _judge_one(check, actual)
+
+
+def _judge_one(check: Check, actual: Any) -> tuple[str, str]:
     try:
         held = _holds(check, actual)
     except NullUnboxing:
@@ -92,17 +121,78 @@ def judge(check: Check, payload: bytes) -> tuple[str, str]:
     return "wrong_answer", f"got {_short(actual)}"
 
 
+def judge_series(
+    check: Check, payloads: list[bytes], errors: tuple[str, str] | None
+) -> tuple[str, str]:
+    """``(status, detail)`` of an assertion in a loop reported turn by turn (``each ==
+    "turns"``): one serialised value per turn, and the worst error a turn reported
+    (``errors``: status and detail)."""
+    values = []
+    for payload in payloads:
+        try:
+            values.append(decode_value(payload))
+        except (ValueError, KeyError, TypeError, struct.error, OverflowError) as error:
+            return "runtime_error", f"unreadable value: {error}"[:300]
+    return _judge_turns(check, values, errors)
+
+
+def _judge_turns(
+    check: Check, values: list[Any], errors: tuple[str, str] | None
+) -> tuple[str, str]:
+    """Each turn's value against the reference's turn (``check.expected``, one value per
+    turn), as the test judges its turns: the worst of them, an error a turn reported
+    included; with ``stop_first`` the first failed turn decides (the test would have stopped
+    there, before any later error). A run with another number of turns than the reference's
+    fails: the candidate changed the loop or its inputs."""
+    expected = check.expected if isinstance(check.expected, list) else []
+    single = dataclasses.replace(check, each="")
+    mismatch = ("wrong_answer", f"{len(values)} turns, the reference ran {len(expected)}")
+    worst: tuple[str, str] = ("pass", "")
+    for turn, actual in enumerate(values):
+        if turn >= len(expected):
+            worst = _worse(worst, mismatch)
+            break
+        status, detail = _judge_one(dataclasses.replace(single, expected=expected[turn]), actual)
+        if status != "pass":
+            found = (status, f"turn {turn}: {detail}")
+            if check.stop_first:
+                return found
+            worst = _worse(worst, found)
+    if errors is not None:
+        worst = _worse(worst, errors)
+    elif worst[0] == "pass" and len(values) != len(expected):
+        worst = mismatch
+    return worst
+
+
+_RANK = {"pass": 0, "wrong_answer": 1}
+
+
+def _worse(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
+    """The worse of two outcomes (a failure over a pass, an error over a failure)."""
+    return b if _RANK.get(b[0], 2) > _RANK.get(a[0], 2) else a
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _holds(check: Check, actual: Any) -> bool:
+    if check.origin == "self":  # the pair (left, right), both the candidate's
+        if not isinstance(actual, list) or len(actual) != 2:
+            raise TypeError("not a pair")
+        actual, check = actual[0], dataclasses.replace(check, expected=actual[1])
     return _compare(check, actual) != check.negate
 
 
 def _compare(check: Check, actual: Any) -> bool:
     lang, op = check.language, check.op
+    if op in ("poly", "poly_above"):
+        value = abs(poly(check.expected, actual))
+        if op == "poly_above":
+            return value > check.tol
+        return value <= check.tol if check.inclusive else value < check.tol
     if lang == "java":
         return _java_compare(check, actual)
     if lang == "rust":
@@ -135,9 +225,34 @@ def _compare(check: Check, actual: Any) -> bool:
         return cpp_issame(actual, check.expected, check.tol, check.f32)
     if op == "json":
         return isinstance(actual, str) and actual == js_json(check.expected)
+    if op == "json_both":  # JSON.stringify(X) == JSON.stringify(Y), both stringified here
+        return js_json(actual) == js_json(check.expected)
     if op == "deep":
         return js_deep_equal(actual, check.expected, check.strict)
     raise ValueError(f"unknown check {op!r}")
+
+
+def poly(xs: Any, x: Any) -> float:
+    """HumanEval's ``poly(xs, x)`` as the C++, Java and JavaScript prompts define it: the sum
+    of ``xs[i] * pow(x, i)`` in index order, in doubles (``math.pow`` is the C library's
+    ``pow``, as C++'s; Java's and V8's agree with it to the last bit but in rare cases, far
+    below the test's tolerance)."""
+    if not isinstance(xs, list) or isinstance(x, bool):
+        raise TypeError("not a polynomial")
+    total = 0.0
+    for i, c in enumerate(xs):
+        if isinstance(c, bool):
+            raise TypeError("not a number")
+        total += float(c) * _pow(float(x), i)
+    return total
+
+
+def _pow(x: float, i: int) -> float:
+    """C's ``pow``: an infinity where Python's ``math.pow`` raises ``OverflowError``."""
+    try:
+        return math.pow(x, i)
+    except OverflowError:
+        return -math.inf if x < 0 and i % 2 else math.inf
 
 
 # -- Java ---------------------------------------------------------------------------------

@@ -56,6 +56,8 @@ class End:
     cpu: float = 0.0  # CPU seconds of the process tree (sampled every poll)
     values: dict[int, bytes] = field(default_factory=dict)  # V reports: serialised values
     rejected: dict[int, str] = field(default_factory=dict)  # cases whose reports were refused
+    series: dict[int, list[bytes]] = field(default_factory=dict)  # a loop's values, per turn
+    errors: dict[int, tuple[str, str]] = field(default_factory=dict)  # a loop's worst error
 
 
 class CaseWatch:
@@ -75,11 +77,15 @@ class CaseWatch:
         cpu_origin: float = 0.0,
         token: str | None = None,
         value_cases: frozenset[int] = frozenset(),
+        repeated: frozenset[int] = frozenset(),
     ) -> None:
         self.case_limits = case_limits
         self.token = token.encode() if token is not None else None
-        self.value_cases = value_cases
+        self.value_cases = value_cases | repeated
+        self.repeated = repeated
         self.values: dict[int, bytes] = {}
+        self.series: dict[int, list[bytes]] = {}
+        self.errors: dict[int, tuple[str, str]] = {}
         self.rejected: dict[int, str] = {}
         self.watch = watch
         self.results: dict[int, str] = {}
@@ -100,12 +106,20 @@ class CaseWatch:
         with: a value case (judged here, ``foreign_checks.py``) is settled only by one ``V``
         line while it runs, after its ``S``; a pass or failure line for it, a second value,
         a value for a case not running, or a case started twice or out of order refuses
-        that case's reports (``rejected``: a runtime error, never a pass)."""
+        that case's reports (``rejected``: a runtime error, never a pass).
+
+        A *repeated* value case (an assertion in a loop, ``Check.each``) starts again on
+        each turn while it is the last case started, and settles each turn with one value
+        (``series``) or an error (kept beside the values: ``errors``), as an in-program case
+        in a loop reports each turn."""
         event = parse_report(line, len(self.case_limits), self.token)
         if event is None:
             return
         code, k, text = event
         if self.token is not None and not self._in_order(code, k):
+            return
+        if k in self.repeated and code in "VEM":
+            self._turn(code, k, text)
             return
         if code == "V":
             self.values[k] = text.encode() if isinstance(text, str) else text
@@ -129,20 +143,37 @@ class CaseWatch:
                     self.details[k] = text
             self.running = None
 
+    def _turn(self, code: str, k: int, text: str | bytes) -> None:
+        """A repeated case's value or error (``report``)."""
+        self.results[k] = "series"
+        self.running = None
+        if code == "V":
+            self.series.setdefault(k, []).append(text.encode() if isinstance(text, str) else text)
+            return
+        status = _CODES[code]
+        old = self.errors.get(k)
+        if old is None or _BAD[status] > _BAD[old[0]]:
+            self.errors[k] = (status, str(text))
+
     def _in_order(self, code: str, k: int) -> bool:
         """Whether a tokened report fits the run so far; if not, case ``k`` is refused."""
         value_case = k in self.value_cases
+        repeated = k in self.repeated
         reason = None
         if code == "S":  # (an in-program case in a loop starts again, after later ones)
             if value_case and self.last is not None and k < self.last:
                 reason = "started after a later case"
-            elif value_case and (k == self.last or k in self.results):
+            elif value_case and not repeated and (k == self.last or k in self.results):
                 reason = "started twice"
+            elif repeated and k != self.last and k in self.results:
+                reason = "started again after another case"
         elif code == "V":
             if not value_case:
                 reason = "a value for a case judged in the program"
-            elif k != self.running or k in self.values:
+            elif k != self.running or (k in self.values and not repeated):
                 reason = "a value outside its case, or twice"
+        elif repeated and code in "EM" and k != self.running:
+            reason = "an error outside its turn"
         elif value_case and code in "PF":
             reason = "a verdict for a case judged on the host"
         if reason is None:
@@ -189,7 +220,7 @@ class CaseWatch:
     def end(self, returncode: int, killed: str | None, stdout: str, stderr: str, cpu: float) -> End:
         return End(
             self.results, self.times, self.details, self.running, self.last, returncode,
-            killed, stdout, stderr, cpu, self.values, self.rejected,
+            killed, stdout, stderr, cpu, self.values, self.rejected, self.series, self.errors,
         )  # fmt: skip
 
 
@@ -222,6 +253,7 @@ def supervise(
     start: int = 0,
     token: str | None = None,
     value_cases: frozenset[int] = frozenset(),
+    repeated: frozenset[int] = frozenset(),
 ) -> End:
     """Run ``command``, read its case reports, enforce per-case CPU/memory/wall limits.
 
@@ -230,7 +262,9 @@ def supervise(
     stdout_path, stderr_path = out_dir / ".unice-stdout", out_dir / ".unice-stderr"
     killed: str | None = None
     buffer = b""
-    cases = CaseWatch(case_limits, load_limit, watch, token=token, value_cases=value_cases)
+    cases = CaseWatch(
+        case_limits, load_limit, watch, token=token, value_cases=value_cases, repeated=repeated
+    )
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         stdin = subprocess.DEVNULL if token is None else subprocess.PIPE
         proc = start_sandboxed(command, env, out, err, write_fd, stdin=stdin)

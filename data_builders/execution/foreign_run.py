@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from data_builders.execution.foreign_checks import judge
+from data_builders.execution.foreign_checks import judge, judge_series
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_process import End, Watch, base_env, supervise
 from data_builders.execution.foreign_runner import Runner, RunnerDiedError
@@ -65,10 +65,12 @@ class Running:
         case_limits = list(timeouts)
         checks = checks if checks is not None else (None,) * n
         values = frozenset(k for k, check in enumerate(checks) if check is not None)
+        repeated = frozenset(k for k in values if checks[k].each == "turns")
+        values -= repeated
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)
-            self._run_once(language, build, spec, case_limits, start, values)
+            self._run_once(language, build, spec, case_limits, start, values, repeated)
         while start < n:
-            end = self._run_once(language, build, spec, case_limits, start, values)
+            end = self._run_once(language, build, spec, case_limits, start, values, repeated)
             start = self._settle(language, end, outcomes, case_limits, start, checks)
         return [
             o if o is not None else TestOutcome("runtime_error", detail="not run") for o in outcomes
@@ -82,6 +84,7 @@ class Running:
         case_limits: list[float],
         start: int,
         value_cases: frozenset[int] = frozenset(),
+        repeated: frozenset[int] = frozenset(),
     ) -> End:
         """One sandboxed process running the cases from ``start`` on (or one program in the
         language's runner, where it has one), with a fresh report token where the language
@@ -91,7 +94,7 @@ class Running:
         runner_spec = language.runner_spec(limits.memory_mb) if self.use_runners else None
         if runner_spec is not None:
             return self._run_in_runner(
-                language, runner_spec, build, case_limits, start, token, value_cases
+                language, runner_spec, build, case_limits, start, token, value_cases, repeated
             )
         read_fd, write_fd = os.pipe()
         os.set_blocking(read_fd, False)
@@ -126,6 +129,7 @@ class Running:
                 start,
                 token,
                 value_cases,
+                repeated,
             )
         with self._locks_lock:
             self.run_cpu_seconds += end.cpu
@@ -141,6 +145,7 @@ class Running:
         start: int,
         token: str | None = None,
         value_cases: frozenset[int] = frozenset(),
+        repeated: frozenset[int] = frozenset(),
     ) -> End:
         """The cases from ``start`` on, run by this thread's runner (started when it has
         none, or when the last one died or is used up). The runtime is already up, so what
@@ -157,7 +162,7 @@ class Running:
         for attempt in range(2):
             runner = self._thread_runner(language, spec)
             try:
-                end = runner.run(request, case_limits, load, watch, token, value_cases)
+                end = runner.run(request, case_limits, load, watch, token, value_cases, repeated)
                 break
             except RunnerDiedError:  # it ended between programs (it asks to be replaced so)
                 self._drop_runner(runner)
@@ -225,6 +230,8 @@ class Running:
             detail = end.details.get(k, "")
             if status == "value":
                 status, detail = judge(checks[k], end.values[k])
+            elif status == "series":
+                status, detail = judge_series(checks[k], end.series.get(k, []), end.errors.get(k))
             outcomes[k] = TestOutcome(status, time=end.times.get(k, 0.0), detail=detail)
         for k, reason in end.rejected.items():
             outcomes[k] = TestOutcome("runtime_error", time=end.times.get(k, 0.0), detail=reason)

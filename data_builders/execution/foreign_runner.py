@@ -74,6 +74,7 @@ class Runner:
         watch: Watch,
         token: str | None = None,
         value_cases: frozenset[int] = frozenset(),
+        repeated: frozenset[int] = frozenset(),
     ) -> End:
         """Run one program (``request``: what the runner script reads, less the nonce) from
         its case ``start``; a program past its time limit is stopped by the runner, which
@@ -85,8 +86,9 @@ class Runner:
         self.programs += 1
         origin = self.tree.cpu()
         cases = CaseWatch(
-            case_limits, load_limit, watch, origin, token=token, value_cases=value_cases
-        )
+            case_limits, load_limit, watch, origin, token=token, value_cases=value_cases,
+            repeated=repeated,
+        )  # fmt: skip
         if token is not None:
             request = {**request, "token": token}
         stderr_start = self._stderr_path.stat().st_size  # this program's errors come after

@@ -76,6 +76,16 @@ class Interned:
 
 
 @dataclass(frozen=True)
+class Turns:
+    """Every turn's value of an assertion in a loop that is one case (Java: ``{"$turns":
+    [[values...], error]}``), and the error that ended the loop (``(status, detail)``) or
+    None."""
+
+    values: list[Any]
+    error: tuple[str, str] | None
+
+
+@dataclass(frozen=True)
 class GoValue:
     """A Go value and its type as ``reflect.Type.String()`` writes it: ``payload`` a scalar,
     a tuple of GoValues (slice, array, struct fields), a tuple of (key, value) pairs (map),
@@ -154,6 +164,11 @@ def _decode(value: Any, depth: int) -> Any:
         return _decode_go(inner, depth)
     if tag == "$optional":
         return JOptional(tuple(_decode(v, depth + 1) for v in inner))
+    if tag == "$turns" and depth == 0:
+        values, error = inner
+        if error is not None:
+            error = ("memory" if error[0] == "memory" else "runtime_error", str(error[1]))
+        return Turns([_decode(v, depth + 1) for v in values], error)
     if tag == "$interned":
         return Interned(_decode(inner[0], depth + 1), bool(inner[1]))
     if tag in ("$array", "$collection"):
