@@ -389,14 +389,23 @@ def label_chunk(
 ) -> Iterator[dict[str, Any]]:
     """Rows for ``candidates``, in order: each compiled once and run on its task's test, each
     assertion under its own calibrated limit."""
-    from data_builders.problems.humaneval_x import program_and_test
+    from data_builders.problems.humaneval_x import canonical_solution, program_and_test
 
     programs = []
     for candidate in candidates:
         record = records[candidate.task_id]
-        source, _ = program_and_test(*_completion(candidate, specs[candidate.task_id].problem))
+        problem = specs[candidate.task_id].problem
+        source, _ = program_and_test(*_completion(candidate, problem))
+        # the canonical program is the reference: the expected values the test computes
+        reference = program_and_test(problem, canonical_solution(problem))[0]
         programs.append(
-            Program(source, record["_test"], test_timeouts=record["_timeouts"], language=language)
+            Program(
+                source,
+                record["_test"],
+                test_timeouts=record["_timeouts"],
+                language=language,
+                reference=reference,
+            )
         )
     for candidate, result in zip(candidates, executor.map(programs, "label"), strict=True):
         # `language` tells evaluation (baselines' tokenizers, ICE-Score's prompt) what code it is

@@ -29,7 +29,8 @@ compile side and the build cache: ``foreign_build.py``; running the cases and se
 process's reports: ``foreign_run.py``; watching one process: ``foreign_process.py``; the
 sandbox command: ``foreign_sandbox.py`` (the isolation level: ``isolation.py``; the run's
 seccomp filter: ``seccomp.py``); the limits:
-``foreign_limits.py``; Java's warm compiler: ``compile_server.py``.
+``foreign_limits.py``; Java's warm compiler: ``compile_server.py``; the reference runs that give
+the expected values a test computes: ``foreign_reference.py``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from data_builders.execution.compile_server import CompileServer
 from data_builders.execution.foreign_build import Build, Compiling, DeferredRemoval
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_process import Command
+from data_builders.execution.foreign_reference import References
 from data_builders.execution.foreign_run import Running
 from data_builders.execution.foreign_runner import Runner
 from data_builders.execution.foreign_sandbox import sandbox_command
@@ -75,7 +77,7 @@ class ToolchainMissingError(RuntimeError):
     """A language's compiler or runtime is not installed (the message says what to install)."""
 
 
-class ForeignPool(Compiling, Running):
+class ForeignPool(Compiling, Running, References):
     """Compile and run foreign-language programs, one status per assertion: the pool behind
     :class:`~data_builders.execution.executor.Executor` for every language but Python (it
     runs programs of any of them, each by its ``Program.language``).
@@ -203,7 +205,8 @@ class ForeignPool(Compiling, Running):
         if missing:
             raise ToolchainMissingError(missing)
         try:
-            return language.driver(program.source, program.tests)
+            driver = self._reference_driver(language, program)
+            return driver or language.driver(program.source, program.tests)
         except (SplitError, ValueError):
             return None
 

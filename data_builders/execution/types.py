@@ -119,6 +119,11 @@ class Program:
             :mod:`data_builders.execution.calibrate`).
         language: ``"python"`` (the Python executor) or a compiled/foreign language's name
             (``cpp``, ``java``, ``js``, ``go``, ``rust``: the foreign executor).
+        reference: a trusted reference program for the same test (the task's canonical
+            solution), or None. With it, an assertion whose expected side
+            the test computes is judged on the host against that side's value in the
+            reference's own run instead of in the program
+            (``execution/languages/computed.py``).
     """
 
     source: str
@@ -128,6 +133,7 @@ class Program:
     timeout: float | None = None
     test_timeouts: Sequence[float] | None = None
     language: str = "python"
+    reference: str | None = None
 
     def kind(self) -> str:
         """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families

@@ -167,11 +167,13 @@ def program_language(problem: Problem) -> str:
 
 def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for a completion of ``problem``'s prompt: the source and
-    test of :func:`program_and_test`, one case per assertion."""
+    test of :func:`program_and_test`, one case per assertion; the canonical solution's
+    program is its ``reference`` (the expected values the test computes come from its run)."""
     from data_builders.execution.types import Program
 
     source, test = program_and_test(problem, completion)
-    return Program(source, test, language=program_language(problem))
+    reference = program_and_test(problem, canonical_solution(problem))[0]
+    return Program(source, test, language=program_language(problem), reference=reference)
 
 
 def reference_program(problem: Problem) -> Program:

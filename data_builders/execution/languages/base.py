@@ -170,6 +170,11 @@ class Language:
         """The single assertions of ``test``, as source text (for reports and tests)."""
         raise NotImplementedError
 
+    reference_cases: bool = False
+    """Whether the driver takes a :class:`~data_builders.execution.languages.computed.Reference`
+    (``driver(..., reference=...)``): assertions whose expected side the test computes are
+    then judged on the host from the reference solution's run (``foreign_reference.py``)."""
+
     def driver(self, source: str, test: str) -> Driver:
         """The program plus its test rewritten into numbered, self-reporting cases."""
         raise NotImplementedError

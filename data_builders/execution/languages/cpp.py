@@ -11,12 +11,15 @@ of ``main`` of the form ``X == L``, ``X != L``, ``issame(X, L)`` (HumanEval-X's 
 or with its ``abs(a[i]-b[i]) > tol``), ``abs(X - L) < T``, or a bare call ``f(...)`` /
 ``!f(...)`` / ``not (f(...))``, with ``L`` a constant, becomes
 ``__unice_value(k, [&]{ return (X); })``: the program writes X's value and the host judges it
-(``foreign_checks.py``); ``L`` is not in the driver. Other asserts (in loops, or comparing
-with a variable) keep the in-program case.
+(``foreign_checks.py``); ``L`` is not in the driver. With a reference solution
+(``languages/computed.py``), an assert comparing with a value the test computes (in a loop
+too) writes only the candidate's side, and the reference's run writes the other. Other
+asserts keep the in-program case.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -31,6 +34,12 @@ from data_builders.execution.languages.base import (
     fast_linker,
 )
 from data_builders.execution.languages.checks import abs_check
+from data_builders.execution.languages.computed import (
+    Reference,
+    poly_bound,
+    poly_property,
+    sides,
+)
 from data_builders.execution.languages.cpp_support import MAIN, SUPPORT, SUPPORT_HEADERS
 from data_builders.execution.languages.source import (
     code_mask,
@@ -169,6 +178,83 @@ def _cpp_check(text: str, test: str, negate: bool, assertion: str) -> tuple[str,
     return None
 
 
+def cpp_computed(assertion: str, test: str, names: frozenset[str]) -> tuple[str, str, Check] | None:
+    """``(candidate side, expected side, check)`` when ``assert(assertion)`` compares the
+    candidate with a value the test computes (``X == Y``, ``X != Y``, ``issame(X, Y)``,
+    HumanEval's ``abs(poly(xs, x)) < T``): ``languages/computed.py``; None otherwise."""
+    text = strip_parens(assertion)
+    if not text or top_level(text, ("&&", "||", "?", "and ", "or ")):
+        return None
+    equal = top_level(text, ("==", "!="))
+    if len(equal) == 1:
+        ((i, op),) = equal
+        found = sides(text[:i].strip(), text[i + 2 :].strip(), names)
+        if found is None:
+            return None
+        check = Check("cpp", "eq", negate=op == "!=", text=assertion, origin=found[2])
+        return found[0], found[1], check
+    if equal:
+        return None
+    same = re.match(r"issame\s*\(", text)
+    if same:
+        helper = issame_helper(test)
+        try:
+            whole = matching(text, same.end() - 1, code_mask(text)) == len(text) - 1
+        except ValueError:
+            return None
+        args = split_top_level(text[same.end() : -1])
+        if helper is None or not whole or len(args) != 2:
+            return None
+        found = sides(args[0], args[1], names)
+        if found is None:
+            return None
+        tol, f32 = helper
+        check = Check("cpp", "issame", tol=tol, f32=f32, text=assertion, origin=found[2])
+        return found[0], found[1], check
+    prop = poly_property(text, r"(?:std::)?f?abs\s*\(", names)
+    bound = poly_bound(prop[2]) if prop else None
+    if prop is None or bound is None or bound[0] == ">":
+        return None
+    check = Check(
+        "cpp", "poly", tol=bound[1], inclusive=bound[0] == "<=", text=assertion,
+        origin="reference",
+    )  # fmt: skip
+    return prop[0], prop[1], check
+
+
+def computed_case(
+    k: int, found: tuple[str, str, Check] | None, in_loop: bool, reference: Reference
+) -> tuple[str, Check] | None:
+    """The expression case ``k``'s driver writes and its check, for an assertion whose
+    expected side the test computes (``found``: :func:`cpp_computed`'s); None: in the program.
+    The candidate writes its side (both, as a pair, for ``origin == "self"``); the reference
+    writes the expected side."""
+    if found is None:
+        return None
+    candidate, expected, check = found
+    if in_loop:
+        check = dataclasses.replace(check, each="turns")
+    if reference.role == "reference":
+        return (expected, check) if check.origin == "reference" else None
+    if check.origin == "self":
+        return f"std::make_pair(({candidate}), ({expected}))", check
+    return (candidate, check) if k in reference.enabled else None
+
+
+_NOT_MACROS = frozenset(
+    ("auto", "bool", "char", "const", "double", "false", "float", "int", "long", "nullptr",
+     "return", "short", "signed", "sizeof", "std", "true", "unsigned", "void")
+)  # fmt: skip
+
+
+def _macro_names(expression: str) -> set[str]:
+    """The identifiers of ``expression`` outside strings (keywords aside): names a macro of
+    the program could give another meaning."""
+    mask = code_mask(expression)
+    code = "".join(ch if keep else " " for ch, keep in zip(expression, mask, strict=True))
+    return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", code)) - _NOT_MACROS
+
+
 def _top_level_of(body: str, start: int, positions: list[int]) -> bool:
     """Whether ``start`` (in ``body``) is a statement of the block itself, not inside a
     nested block (a loop, an ``if``)."""
@@ -193,6 +279,7 @@ class Cpp(Language):
     executables = ("g++",)
     install_hint = "apt install g++"
     token_protocol = True
+    reference_cases = True
     compiler_address_space_limit = True
     # No -O, as MultiPL-E's evaluator compiles (``g++ F -o B -std=c++17``): undefined behaviour
     # in a candidate then acts as it does there (with -O1 a non-void function that falls off
@@ -217,17 +304,25 @@ class Cpp(Language):
     def split(self, test: str) -> list[str]:
         return [test[open_ + 1 : close].strip() for _, open_, close in self._asserts(test)]
 
-    def driver(self, source: str, test: str) -> Driver:
+    def driver(self, source: str, test: str, reference: Reference | None = None) -> Driver:
         calls = self._asserts(test)
         match = find_code(test, _MAIN)
         assert match is not None
         body_start, body_end = self._main_body(test)
         body = test[body_start:body_end]
         edits, checks = [], []
+        undefine: set[str] = set()
         for k, (start, o, close) in enumerate(calls):
             found = None
-            if _top_level_of(body, start - body_start, []) and not inside_loop(test, start):
+            in_loop = inside_loop(test, start)
+            top = _top_level_of(body, start - body_start, []) and not in_loop
+            if top:
                 found = cpp_check(test[o + 1 : close], test)
+            if found is None and reference is not None and (top or in_loop):
+                computed = cpp_computed(test[o + 1 : close], test, reference.names)
+                found = computed_case(k, computed, in_loop, reference)
+                if found is not None and reference.role == "candidate":
+                    undefine.update(_macro_names(found[0]))
             checks.append(found[1] if found else None)
             if found:
                 new = f"__unice_value({k}, [&]() {{ return ({found[0]}); }})"
@@ -245,7 +340,11 @@ class Cpp(Language):
         # starts with the same includes; the program's own #include lines then do nothing.
         headers = [*SUPPORT_HEADERS, *leading_system_includes(source)]
         prelude = Prelude(PRELUDE, "".join(f"#include {h}\n" for h in headers))
-        text = f'#include "{PRELUDE}"\n{SUPPORT}\n{source}\n{rewritten}\n{MAIN}'
+        # A macro of the program must not turn the candidate's side of an assertion judged
+        # from the reference run into the test's own expected variable (``#define
+        # decode_cyclic(e) str``): every name in those sides is no macro in the test.
+        undefs = "".join(f"#undef {name}\n" for name in sorted(undefine))
+        text = f'#include "{PRELUDE}"\n{SUPPORT}\n{source}\n{undefs}{rewritten}\n{MAIN}'
         return Driver({"main.cpp": text}, len(calls), prelude=prelude, checks=tuple(checks))
 
     def compile_argv(

@@ -1,0 +1,154 @@
+"""Assertions whose expected side the test computes, judged on the host from a reference run.
+
+Why: a host-side verdict (``foreign_checks.py``) needs the expected value, and only a constant
+of the test's text can be read from it. ``decode_cyclic(encoded_str) == str``,
+``change_base(x, x + 1) == to_string(x)``, ``add(x, y) == x + y`` or ``f(lst) == odd_sum``
+compare the candidate's value with one the test computes; left to the program, their verdict
+is the program's own report, which a hostile program can forge. When the task has a trusted
+reference solution (HumanEval-X's canonical one), such an assertion is split like a value
+case: the candidate's process writes only the *candidate side* (the side that calls a
+function the program defines), and the *expected side* is written by the same test driver
+run with the reference solution in place of the candidate, in its own sandboxed process
+(``foreign_reference.py``); the host compares the two with the test's semantics. The
+expected value never enters the candidate's process, and no verdict is decided there.
+
+Three more shapes, each judged on the host:
+
+* both sides call the program (``issame(sort_third(x), sort_third(x))``): the test compares
+  the candidate with itself, so the candidate's process writes the pair and the host
+  compares its halves (``Check.origin == "self"``; no reference value is needed, and the
+  reference's would change what the test asks);
+* HumanEval's ``find_zero`` property ``abs(poly(xs, x)) < T``: another root is as right as
+  the reference's, so the candidate writes ``x``, the reference run writes ``xs`` and the
+  host evaluates ``poly`` (``foreign_checks.poly``);
+* an assertion in a loop is one case (as the test counts it) whose value is every turn's
+  (``Check.each``), compared turn by turn with the reference's turns.
+
+The test's inputs must be the same in both runs: HumanEval-X's C++ draws them with
+``rand()`` (never seeded: the same sequence in every process), Java with ``new Random(42)``,
+and the JavaScript support code replaces ``Math.random`` with a seeded generator before any
+other code runs. A candidate that changes the inputs (calls ``rand()`` itself, reseeds the
+generator, changes the loop) is compared with the reference's values for the unchanged
+inputs and fails, as it should: the test's inputs are not the candidate's to choose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from data_builders.execution.languages.source import code_mask, matching, split_top_level
+
+_KEYWORDS = frozenset(
+    [
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "sizeof",
+        "do",
+        "else",
+        "new",
+        "throw",
+        "synchronized",
+        "function",
+    ]
+)
+_DEFINITIONS = {
+    # a function or method definition: name(params) [const] [throws ...] {
+    "cpp": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{"),
+    "java": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:throws\s+[\w.,\s]+)?\{"),
+    "js": re.compile(
+        r"function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
+        r"|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"
+        r"(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """How a driver treats assertions whose expected side the test computes.
+
+    ``names``: the functions the reference solution defines (a side that calls one is the
+    candidate's side). ``role``: ``"candidate"`` (the driver writes the candidate side) or
+    ``"reference"`` (the reference solution's driver writes the expected side).
+    ``enabled``: for the candidate, the cases the reference run gave values for; a case
+    without one stays in the program, as without a reference.
+    """
+
+    names: frozenset[str]
+    role: str = "candidate"
+    enabled: frozenset[int] = frozenset()
+
+
+def defined_names(source: str, language: str) -> frozenset[str]:
+    """The functions (methods) ``source`` defines, outside strings and comments."""
+    pattern = _DEFINITIONS.get(language)
+    if pattern is None:
+        return frozenset()
+    mask = code_mask(source, "\"'`" if language == "js" else "\"'")
+    code = "".join(ch if keep else " " for ch, keep in zip(source, mask, strict=True))
+    names = set()
+    for match in pattern.finditer(code):
+        names.update(name for name in match.groups() if name)
+    return frozenset(names - _KEYWORDS)
+
+
+def calls_any(text: str, names: frozenset[str]) -> bool:
+    """Whether ``text`` calls one of ``names`` (as ``f(...)`` or ``obj.f(...)``)."""
+    return any(re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", text) is not None for name in names)
+
+
+def sides(left: str, right: str, names: frozenset[str]) -> tuple[str, str, str] | None:
+    """``(candidate side, expected side, origin)`` of a comparison: ``origin`` ``"reference"``
+    when one side calls the program and the other does not (the expected side then comes
+    from the reference run), ``"self"`` when both do (the candidate writes both); None when
+    neither does."""
+    calls_left, calls_right = calls_any(left, names), calls_any(right, names)
+    if calls_left and calls_right:
+        return left, right, "self"
+    if calls_left:
+        return left, right, "reference"
+    if calls_right:
+        return right, left, "reference"
+    return None
+
+
+def poly_property(text: str, abs_call: str, names: frozenset[str]) -> tuple[str, str, str] | None:
+    """``(x, xs, bound)`` of HumanEval's ``find_zero`` property ``abs(poly(xs, x)) OP T``
+    (``abs_call``: the language's ``abs(`` pattern; ``bound`` the text after the call) when
+    the program defines ``poly``; None otherwise."""
+    if "poly" not in names:
+        return None
+    match = re.match(abs_call, text)
+    if match is None:
+        return None
+    try:
+        close = matching(text, match.end() - 1, code_mask(text))
+    except ValueError:
+        return None
+    inner = text[match.end() : close].strip()
+    call = re.match(r"(?:[A-Za-z_]\w*\s*\.\s*)?poly\s*\(", inner)
+    if call is None or not inner.endswith(")"):
+        return None
+    try:
+        if matching(inner, call.end() - 1, code_mask(inner)) != len(inner) - 1:
+            return None
+    except ValueError:
+        return None
+    args = split_top_level(inner[call.end() : -1])
+    if len(args) != 2:
+        return None
+    return args[1], args[0], text[close + 1 :].strip()
+
+
+def poly_bound(bound: str) -> tuple[str, float] | None:
+    """``(operator, tolerance)`` of the text after ``abs(poly(...))``: ``< T``, ``<= T``,
+    ``> T`` with a numeric ``T``."""
+    match = re.fullmatch(r"(<=|<|>)\s*([0-9.]+(?:[eE][+-]?\d+)?)", bound)
+    if match is None:
+        return None
+    return match.group(1), float(match.group(2))
