@@ -11,7 +11,10 @@ Host-side verdicts (the token protocol, ``languages/base.py``): a ``console.asse
 condition is ``X === L`` (``!==``, ``==``, ``!=``), ``JSON.stringify(X) === JSON.stringify(L)``,
 ``Math.abs(X - L) < T``, or a bare call ``f(...)`` / ``!f(...)``, with ``L`` a constant,
 becomes ``__unice_value(k, () => (X))``: the program writes X's value and the host judges it
-(``foreign_checks.py``); ``L`` is not in the driver. The support code is the first statement
+(``foreign_checks.py``); ``L`` is not in the driver. With a reference solution
+(``languages/computed.py``), a ``console.assert`` comparing with a value the test computes
+(in a loop too) writes only the candidate's side, and the reference's run writes the other.
+The support code is the first statement
 of the file, so it takes the report token (stdin, or the runner's ``workerData``) and every
 built-in it uses before any of the program's code runs, and its names are ``const``: a
 program cannot redefine them.
@@ -19,6 +22,7 @@ program cannot redefine them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -32,6 +36,12 @@ from data_builders.execution.languages.base import (
     SplitError,
 )
 from data_builders.execution.languages.checks import abs_check, literal_side
+from data_builders.execution.languages.computed import (
+    Reference,
+    poly_bound,
+    poly_property,
+    sides,
+)
 from data_builders.execution.languages.source import (
     find_calls,
     inside_loop,
@@ -264,6 +274,72 @@ def js_check(condition: str) -> tuple[str, Check] | None:
     return None
 
 
+def js_computed(condition: str, names: frozenset[str]) -> tuple[str, str, Check] | None:
+    """``(candidate side, expected side, check)`` when ``console.assert(condition)`` compares
+    the candidate with a value the test computes (``X === Y``, ``!==``, ``==``, ``!=``,
+    HumanEval's ``Math.abs(poly(xs, x)) < T``): ``languages/computed.py``; None otherwise."""
+    text = strip_parens(condition, QUOTES)
+    try:
+        if not text or top_level(text, ("&&", "||", "?", ",", "=>"), QUOTES):
+            return None
+        equal = top_level(text, ("===", "!==", "==", "!="), QUOTES)
+    except ValueError:
+        return None
+    if len(equal) == 1:
+        ((i, op),) = equal
+        left, right = _json_argument(text[:i].strip()), _json_argument(text[i + len(op) :].strip())
+        kind = "json_both" if left is not None and right is not None else "eq"
+        if kind == "eq":
+            left, right = text[:i].strip(), text[i + len(op) :].strip()
+        found = sides(left, right, names)
+        if found is None:
+            return None
+        check = Check(
+            "js", kind, strict=len(op) == 3, negate=op.startswith("!"), text=condition,
+            origin=found[2],
+        )  # fmt: skip
+        return found[0], found[1], check
+    if equal:
+        return None
+    prop = poly_property(text, JS_ABS, names)
+    bound = poly_bound(prop[2]) if prop else None
+    if prop is None or bound is None or bound[0] == ">":
+        return None
+    check = Check(
+        "js", "poly", tol=bound[1], inclusive=bound[0] == "<=", text=condition,
+        origin="reference",
+    )  # fmt: skip
+    return prop[0], prop[1], check
+
+
+def _json_argument(text: str) -> str | None:
+    """``X`` of ``JSON.stringify(X)`` (one argument), else None: both sides of such a
+    comparison are written as values and stringified on the host (``json_both``), so a
+    program that replaces ``JSON.stringify`` changes nothing."""
+    match = re.match(_JSON, text)
+    if match is None or not single_call(text, QUOTES):
+        return None
+    args = split_top_level(text[match.end() : -1], quotes=QUOTES)
+    return args[0] if len(args) == 1 and args[0] else None
+
+
+def computed_case(
+    k: int, found: tuple[str, str, Check] | None, in_loop: bool, reference: Reference
+) -> tuple[str, Check] | None:
+    """The expression case ``k``'s driver writes and its check (``cpp.computed_case``'s
+    rule; a pair is an array here)."""
+    if found is None:
+        return None
+    candidate, expected, check = found
+    if in_loop:
+        check = dataclasses.replace(check, each="turns")
+    if reference.role == "reference":
+        return (expected, check) if check.origin == "reference" else None
+    if check.origin == "self":
+        return f"[({candidate}), ({expected})]", check
+    return (candidate, check) if k in reference.enabled else None
+
+
 RUNNER = Path(__file__).with_name("node_runner.js")
 # Globally installed packages (HumanEval-X's JavaScript/162 requires js-md5, which
 # `make system-deps` installs with npm), as CodeGeeX's evaluation image has them.
@@ -278,6 +354,7 @@ class JavaScript(Language):
     install_hint = "apt install nodejs"
     compiled = False
     token_protocol = True
+    reference_cases = True
 
     def _calls(self, test: str) -> list[tuple[int, int, int, bool]]:
         console = [(*c, True) for c in find_calls(test, _CONSOLE, QUOTES)]
@@ -292,16 +369,18 @@ class JavaScript(Language):
     def split(self, test: str) -> list[str]:
         return [test[start : close + 1] for start, _, close, _ in self._calls(test)]
 
-    def driver(self, source: str, test: str) -> Driver:
+    def driver(self, source: str, test: str, reference: Reference | None = None) -> Driver:
         edits, checks = [], []
         for k, (start, open_, close, console) in enumerate(self._calls(test)):
             args = test[open_ + 1 : close]
             found = None
             if console:
                 first = split_top_level(args, quotes=QUOTES)
-                found = (
-                    js_check(first[0]) if first and not inside_loop(test, start, QUOTES) else None
-                )
+                in_loop = inside_loop(test, start, QUOTES)
+                found = js_check(first[0]) if first and not in_loop else None
+                if found is None and first and reference is not None:
+                    computed = js_computed(first[0], reference.names)
+                    found = computed_case(k, computed, in_loop, reference)
                 body = f"() => ({found[0] if found else first[0] if first else 'undefined'})"
             elif not inside_loop(test, start, QUOTES):
                 found = node_assert_check(test[start : close + 1])
