@@ -170,10 +170,9 @@ def test_build_labels_and_drops(tmp_path: Path, language: str) -> None:
     assert (other["n_tests"], other["pass_ratio"]) == (3, 1.0)  # 1 own + 2 translated
     assert right["generated"] == COMPLETIONS[language][0]  # the prompt is in `nl`
     assert right["language"] == language
-    # the rows count what was judged inside the program: C++ and JavaScript judge every
-    # call == constant here on the host; Java's two translated (extended) assertions are still
-    # judged in the program (their translated form is not yet a host-side value case)
-    in_program = {"cpp": 0, "js": 0, "java": 2}[language]
+    # the rows count what was judged inside the program: none here, every call == constant
+    # is judged on the host (Java's translated `if (!(...)) throw` statements too)
+    in_program = {"cpp": 0, "js": 0, "java": 0}[language]
     assert right["cases_judged_in_program"] == broken["cases_judged_in_program"] == in_program
     stats = json.loads((out / "stats.json").read_text())
     info = stats["translation"]

@@ -9,7 +9,8 @@ program reports, a wrong value is never a pass. The controls (correct programs, 
 harness) still pass every assertion, and the wrong programs without an attack fail them all.
 
 Every language is here; the assertions each leaves in the program (loops, properties, expected
-values held in variables) are counted per row (docs/languages.md).
+values held in variables) are counted per row (docs/languages.md). With a reference solution
+those are judged on the host too: their forgeries are ``test_forged_reference_cases.py``.
 """
 
 from __future__ import annotations
@@ -346,9 +347,10 @@ def test_java_in_program_cases_are_counted(foreign) -> None:
         "s.f(1) == 2,", 's.f(1) == 2, s.t(1) == "two", s.f(1) == s.f(1),'
     ).replace("List<Boolean> correct", "int one = 1;\n        List<Boolean> correct")
     result = run(foreign, "java", JAVA_RIGHT, test)
-    # a string literal == is identity (the returned literal is the interned instance: it holds)
+    # a string literal == is identity (the returned literal is the interned instance: it holds),
+    # judged on the host; s.f(1) == s.f(1) stays in the program without a reference solution
     assert statuses(result) == ["pass"] * 7
-    assert result.judged_in_program == 2
+    assert result.judged_in_program == 1
 
 
 # -- Go ------------------------------------------------------------------------------------

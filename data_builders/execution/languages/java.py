@@ -12,12 +12,16 @@ primitive ``L``, ``Math.abs(X - L) < T`` or a bare ``s.f(...)`` / ``!s.f(...)``,
 constant (``Arrays.asList``, ``List.of``, ``new ArrayList<>(...)``, ``Optional``, strings,
 numbers with their boxed type), becomes ``__unice_value(k, () -> (X))``: the program writes
 X's value and the host judges it with Java's ``equals``/``==`` (``foreign_checks.py``); ``L``
-is not in the driver. The token is read from stdin by ``main`` before the program's classes
-are first used.
+is not in the driver (a string literal's ``==`` is identity: the program writes whether its
+string is the pooled instance). With a reference solution (``languages/computed.py``), an
+``assert`` statement or a loop's ``if (C) throw new AssertionError()`` comparing with a value
+the test computes writes only the candidate's side, and the reference's run writes the
+other. The token is read from stdin by ``main`` before the program's classes are first used.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,12 @@ from data_builders.execution.foreign_literals import NotLiteral, is_literal, par
 from data_builders.execution.foreign_values import JMap
 from data_builders.execution.languages.base import Driver, Language, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check, literal_side
+from data_builders.execution.languages.computed import (
+    Reference,
+    poly_bound,
+    poly_property,
+    sides,
+)
 from data_builders.execution.languages.source import (
     code_mask,
     find_code,
@@ -78,6 +88,32 @@ SUPPORT = r"""
         catch (Throwable e) { __unice_mark("E", k, String.valueOf(e).replaceAll("\\s+", " ")); return; }
         __unice_mark("V", k, text);
     }
+    // A loop of the test, one case: each turn's value (serialised at once) and the error that
+    // ended it, in one value judged on the host turn by turn (languages/computed.py).
+    interface __UniceSeries { void run(java.util.List<String> turns) throws Throwable; }
+    static void __unice_series(int k, __UniceSeries f) {
+        if (k < __unice_start) return;
+        __unice_mark("S", k, null);
+        java.util.List<String> turns = new java.util.ArrayList<>();
+        String error = "null";
+        try { f.run(turns); }
+        catch (OutOfMemoryError e) { turns = null; __unice_mark("M", k, null); return; }
+        catch (Throwable e) {
+            StringBuilder b = new StringBuilder("[\"runtime_error\",");
+            __unice_string(b, String.valueOf(e).replaceAll("\\s+", " "));
+            error = b.append(']').toString();
+        }
+        String text = "{\"$turns\":[[" + String.join(",", turns) + "]," + error + "]}";
+        __unice_mark("V", k, text.length() > (4 << 20) ? "{\"$toolong\":1}" : text);
+    }
+    static void __unice_turn(java.util.List<String> turns, Object v) {
+        StringBuilder b = new StringBuilder();
+        __unice_put(b, v, 0);
+        turns.add(b.toString());
+    }
+    // String identity (``x == "literal"``): the value and whether it is the pooled instance.
+    static final class __UniceInterned { final Object v; __UniceInterned(Object v) { this.v = v; } }
+    static Object __unice_interned(Object v) { return new __UniceInterned(v); }
     static void __unice_hex(StringBuilder b, String tag, long bits, int digits) {
         b.append("{\"").append(tag).append("\":\"");
         for (int i = digits - 1; i >= 0; i--) b.append("0123456789abcdef".charAt((int) ((bits >>> (4 * i)) & 15)));
@@ -106,7 +142,13 @@ SUPPORT = r"""
     }
     static void __unice_put(StringBuilder b, Object v, int depth) {
         if (depth > 200) throw new IllegalStateException("value nested too deep");
-        if (v == null) b.append("null");
+        if (v instanceof __UniceInterned) {
+            Object s = ((__UniceInterned) v).v;
+            b.append("{\"$interned\":[");
+            __unice_put(b, s, depth + 1);
+            b.append(s instanceof String && s == ((String) s).intern() ? ",true]}" : ",false]}");
+        }
+        else if (v == null) b.append("null");
         else if (v instanceof Boolean) b.append(((Boolean) v).booleanValue() ? "true" : "false");
         else if (v instanceof Integer) b.append(((Integer) v).intValue());
         else if (v instanceof Long) b.append("{\"$long\":\"").append(((Long) v).longValue()).append("\"}");
@@ -219,9 +261,10 @@ def constant_maps(body: str) -> tuple[dict[str, JMap], dict[str, list[tuple[int,
 def java_check(condition: str, constants: dict[str, Any] | None = None) -> tuple[str, Check] | None:
     """``(X, check)`` when an element of the ``correct`` list compares an expression X with a
     constant the host can read (``X.equals(L)``, ``Objects.equals(X, L)``, ``X == L`` with a
-    primitive ``L``, ``Math.abs(X - L) < T``, a bare ``s.f(...)`` / ``!s.f(...)``); None
-    leaves it to the program (``==`` on a string literal too: identity, which the host cannot
-    see without putting the literal in the program's string pool)."""
+    primitive ``L``, ``Math.abs(X - L) < T``, a bare ``s.f(...)`` / ``!s.f(...)``; ``X ==
+    "L"``: identity, so the program writes X and whether it is the pooled instance of its
+    string, ``X == X.intern()``, and the host requires both: that is ``==`` with the pooled
+    literal, which the driver does not hold); None leaves it to the program."""
     text = strip_parens(condition)
     negate = False
     while text.startswith("!") and not text.startswith("!="):
@@ -258,9 +301,11 @@ def _java_check(
         if sides is None:
             return None
         expected = parse_literal(sides[1], "java")
-        if isinstance(expected, str | list) or expected is None:
+        if isinstance(expected, list) or expected is None:
             return None
         check = Check("java", "eq", expected, negate=negate != (op == "!="), text=condition)
+        if isinstance(expected, str):  # identity: the value and whether it is the pooled one
+            return f"__unice_interned({sides[0]})", check
         return sides[0], check
     dots = [i for i, _ in top_level(text, (".equals",)) if re.match(r"\.equals\s*\(", text[i:])]
     if dots:
@@ -285,6 +330,154 @@ def _java_check(
     return None
 
 
+def java_computed(
+    condition: str, names: frozenset[str], fails: bool
+) -> tuple[str, str, Check] | None:
+    """``(candidate side, expected side, check)`` when ``condition`` compares the candidate
+    with a value the test computes (``X.equals(Y)``, ``Objects.equals(X, Y)``, ``X == Y``,
+    ``X != Y``, HumanEval's ``Math.abs(s.poly(xs, x)) > T``, each maybe negated):
+    ``languages/computed.py``. ``fails``: ``condition`` is the test's failure condition
+    (``if (C) throw new AssertionError()``), so the assertion holds when it does not."""
+    text, negate = strip_parens(condition), fails
+    while text.startswith("!") and not text.startswith("!="):
+        text, negate = strip_parens(text[1:]), not negate
+    try:
+        if not text or top_level(text, ("&&", "||", "?", "->")):
+            return None
+        objects = re.match(_OBJECTS_EQUALS, text)
+        if objects and single_call(text):
+            args = split_top_level(text[objects.end() : -1])
+            found = sides(*args, names) if len(args) == 2 else None
+            op = "equals"
+        elif equal := top_level(text, ("==", "!=")):
+            if len(equal) > 1:
+                return None
+            ((i, sign),) = equal
+            found = sides(text[:i].strip(), text[i + 2 :].strip(), names)
+            op, negate = "eq", negate != (sign == "!=")
+        elif dots := [
+            i for i, _ in top_level(text, (".equals",)) if re.match(r"\.equals\s*\(", text[i:])
+        ]:
+            open_ = text.index("(", dots[-1])
+            if matching(text, open_, code_mask(text)) != len(text) - 1:
+                return None
+            found = sides(text[: dots[-1]].strip(), text[open_ + 1 : -1].strip(), names)
+            op = "equals"
+        else:
+            prop = poly_property(text, r"Math\s*\.\s*abs\s*\(", names)
+            bound = poly_bound(prop[2]) if prop else None
+            if prop is None or bound is None:
+                return None
+            op = "poly_above" if bound[0] == ">" else "poly"
+            check = Check(
+                "java", op, tol=bound[1], inclusive=bound[0] == "<=", negate=negate,
+                text=condition, origin="reference",
+            )  # fmt: skip
+            return prop[0], prop[1], check
+    except (ValueError, IndexError):
+        return None
+    if found is None or (found[2] == "self" and op == "eq"):
+        return None
+    check = Check("java", op, negate=negate, text=condition, origin=found[2])
+    return found[0], found[1], check
+
+
+_THROWING_IF = re.compile(r"\bif\s*\(")
+_THROW = re.compile(r"\s*(\{)?\s*throw\s+new\s+AssertionError\s*\(\s*\)\s*;\s*(\})?")
+_ASSERT_STATEMENT = re.compile(r"assert\s+(.*?)\s*;\s*$", re.S)
+
+
+def java_statement(text: str, k: int, reference: Reference) -> tuple[str, Check] | None:
+    """The driver's code for statement ``text`` of ``main`` (case ``k``) when it asserts a
+    comparison with a value the test computes, and its check; None leaves it to the program.
+
+    ``assert C;``: one value. A loop (``for``/``while``) whose only assertion is one
+    ``if (C) throw new AssertionError();``: one case (as the test counts it) whose value is
+    every turn's, the ``if`` replaced by recording the turn's value (``__unice_series``); the
+    test stopped at the first failing turn, so the host's check does (``stop_first``)."""
+    text = text.strip()
+    throwing = _throwing_if(text)
+    if throwing is not None:  # if (C) throw new AssertionError(); on its own
+        found = java_computed(throwing, reference.names, fails=True)
+        chosen = _chosen(k, found, reference)
+        return (f"__unice_value({k}, () -> ({chosen[0]}));", chosen[1]) if chosen else None
+    single = _ASSERT_STATEMENT.fullmatch(text)
+    if single:
+        if ":" in single.group(1) or "assert" in single.group(1):
+            return None
+        found = java_computed(single.group(1), reference.names, fails=False)
+        chosen = _chosen(k, found, reference)
+        return (f"__unice_value({k}, () -> ({chosen[0]}));", chosen[1]) if chosen else None
+    if not re.match(r"(?:for|while)\s*\(", text) or len(_ASSERTING.findall(text)) != 1:
+        return None
+    mask = code_mask(text)
+    for match in _THROWING_IF.finditer(text):
+        if not mask[match.start()]:
+            continue
+        close = matching(text, match.end() - 1, mask)
+        throw = _THROW.match(text, close + 1)
+        if throw is None or bool(throw.group(1)) != bool(throw.group(2)):
+            continue
+        if re.match(r"\s*else\b", text[throw.end() :]):
+            return None
+        found = java_computed(text[match.end() : close], reference.names, fails=True)
+        if found is not None:
+            found = (
+                found[0],
+                found[1],
+                dataclasses.replace(found[2], each="list", stop_first=True),
+            )
+        chosen = _chosen(k, found, reference)
+        if chosen is None:
+            return None
+        turn = f"__unice_turn(__unice_turns, {chosen[0]});"
+        body = text[: match.start()] + turn + text[throw.end() :]
+        return f"__unice_series({k}, (__unice_turns) -> {{ {body} }});", chosen[1]
+    return None
+
+
+def _throwing_if(text: str) -> str | None:
+    """``C`` of a statement that is only ``if (C) throw new AssertionError();`` (braces
+    allowed, no ``else``), else None."""
+    match = re.match(r"if\s*\(", text)
+    if match is None:
+        return None
+    try:
+        close = matching(text, match.end() - 1, code_mask(text))
+    except ValueError:
+        return None
+    throw = _THROW.match(text, close + 1)
+    if throw is None or throw.end() != len(text) or bool(throw.group(1)) != bool(throw.group(2)):
+        return None
+    return text[match.end() : close]
+
+
+def java_throwing_check(text: str, k: int) -> tuple[str, Check] | None:
+    """A statement ``if (C) throw new AssertionError();`` (HE-Eval-X's translated Java
+    assertions) whose ``!C`` compares with a constant: a value case like a ``correct``
+    element (``java_check``), needing no reference."""
+    condition = _throwing_if(text.strip())
+    found = java_check(f"!({condition})") if condition is not None else None
+    if found is None:
+        return None
+    return f"__unice_value({k}, () -> ({found[0]}));", found[1]
+
+
+def _chosen(
+    k: int, found: tuple[str, str, Check] | None, reference: Reference
+) -> tuple[str, Check] | None:
+    """What case ``k``'s driver writes: the candidate's side (both, for ``origin ==
+    "self"``), or the reference's expected side (``cpp.computed_case``'s rule)."""
+    if found is None:
+        return None
+    candidate, expected, check = found
+    if reference.role == "reference":
+        return (f"(Object) ({expected})", check) if check.origin == "reference" else None
+    if check.origin == "self":
+        return f"java.util.Arrays.asList((Object) ({candidate}), (Object) ({expected}))", check
+    return (f"(Object) ({candidate})", check) if k in reference.enabled else None
+
+
 def _gaps(spans: set[tuple[int, int]], length: int) -> list[tuple[int, int]]:
     """The parts of ``range(length)`` outside ``spans``."""
     out, at = [], 0
@@ -305,6 +498,7 @@ class Java(Language):
     executables = ("javac", "java")
     install_hint = "apt install default-jdk-headless libjavatuples-java"
     token_protocol = True
+    reference_cases = True
 
     def missing_toolchain(self) -> str | None:
         missing = super().missing_toolchain()
@@ -313,7 +507,7 @@ class Java(Language):
         return missing
 
     def _cases(
-        self, test: str
+        self, test: str, reference: Reference | None = None
     ) -> tuple[list[tuple[int, int, str]], list[str], tuple[int, int], list[Check | None]]:
         """(edits to the test, case sources, main header span, host-side checks)."""
         mask = code_mask(test)
@@ -364,6 +558,13 @@ class Java(Language):
             elif _ASSERTING.search(text):
                 k = len(cases)
                 cases.append(text)
+                computed = java_throwing_check(text, k)
+                if computed is None and reference is not None:
+                    computed = java_statement(text, k, reference)
+                if computed is not None:
+                    checks.append(computed[1])
+                    edits.append((body_start + start, body_start + end, computed[0]))
+                    continue
                 checks.append(None)
                 edits.append(
                     (
@@ -381,8 +582,8 @@ class Java(Language):
     def split(self, test: str) -> list[str]:
         return self._cases(test)[1]
 
-    def driver(self, source: str, test: str) -> Driver:
-        edits, cases, (h_start, h_end), checks = self._cases(test)
+    def driver(self, source: str, test: str, reference: Reference | None = None) -> Driver:
+        edits, cases, (h_start, h_end), checks = self._cases(test, reference)
         # The support methods go into the class that holds main, just before main.
         edits.append(
             (
