@@ -171,7 +171,11 @@ def test_java_shapes_and_semantics() -> None:
     assert check.op == "truthy" and status(check, True) == "pass"
     _, check = java_check("s.largest(x).equals(Arrays.asList(Optional.empty(), Optional.of(1)))")
     assert status(check, [{"$optional": []}, {"$optional": [1]}]) == "pass"
-    assert java_check('(String) s.compareOne("1", "2").get() == "2"') is None  # identity
+    # a string literal's == is identity: the program writes the value and whether it is pooled
+    actual, check = java_check('(String) s.compareOne("1", "2").get() == "2"')
+    assert actual == '__unice_interned((String) s.compareOne("1", "2").get())'
+    assert status(check, {"$interned": ["2", True]}) == "pass"
+    assert status(check, {"$interned": ["2", False]}) == "wrong_answer"
     assert java_check('s.histogram("a").equals(map8)') is None  # a variable
 
 
@@ -282,3 +286,73 @@ def test_java_maps_built_from_constants_are_judged_on_the_host() -> None:
     assert status(check, {"$map": pairs}) == "pass"
     assert status(check, {"$map": [["a", 424242]]}) == "wrong_answer"
     assert status(check, {"$map": [["a", {"$long": "424242"}], ["b", 2]]}) == "wrong_answer"
+
+
+# -- assertions judged from a reference run (languages/computed.py) -----------------------
+def test_loop_turns_are_judged_turn_by_turn() -> None:
+    from data_builders.execution.foreign_checks import judge_series
+
+    check = Check("cpp", "eq", [1, 2, 3], origin="reference", each="turns")
+    turns = [b"1", b"2", b"3"]
+    assert judge_series(check, turns, None) == ("pass", "")
+    assert judge_series(check, [b"1", b"5", b"3"], None)[0] == "wrong_answer"
+    assert judge_series(check, turns[:2], None)[0] == "wrong_answer"  # fewer turns
+    assert judge_series(check, [*turns, b"4"], None)[0] == "wrong_answer"  # more turns
+    # an error in a turn is the worst, as an in-program case in a loop reported it
+    assert judge_series(check, [b"1", b"5"], ("runtime_error", "boom"))[0] == "runtime_error"
+
+
+def test_java_loop_stops_at_the_first_failed_turn() -> None:
+    check = Check("java", "eq", [1, 2, 3], origin="reference", each="list", stop_first=True)
+
+    def turns(values: list, error: list | None) -> str:
+        return status(check, {"$turns": [values, error]})
+
+    assert turns([1, 2, 3], None) == "pass"
+    assert turns([1, 5, 3], None) == "wrong_answer"
+    # the test threw at turn 1 before the error of turn 2
+    assert turns([1, 5], ["runtime_error", "java.lang.Error"]) == "wrong_answer"
+    assert turns([1, 2], ["runtime_error", "java.lang.Error"]) == "runtime_error"
+    assert status(check, [1, 2, 3]) == "runtime_error"  # not a loop's turns
+
+
+def test_self_pairs_and_the_find_zero_property() -> None:
+    same = Check("cpp", "issame", origin="self")
+    assert status(same, [[1, 2], [1, 2]]) == "pass"
+    assert status(same, [[1, 2], [2, 1]]) == "wrong_answer"
+    assert status(same, [1, 2, 3]) == "wrong_answer"  # not a pair
+    both = Check("js", "json_both", origin="self")
+    assert status(both, [[1, 2], [1, 2]]) == "pass"
+    assert status(both, [[1, 2], [1, 3]]) == "wrong_answer"
+    # poly(xs, x) = -2 + x: any root within the tolerance passes, not only the reference's
+    root = Check("cpp", "poly", [-2.0, 1.0], tol=1e-3, origin="reference")
+    assert status(root, f64(2.0)) == status(root, f64(2.0 + 1e-6)) == "pass"
+    assert status(root, f64(3.0)) == "wrong_answer"
+    assert status(root, {"$float": "nan"}) == "wrong_answer"
+    # Java's `if (Math.abs(poly(xs, x)) > T) throw`: holds unless above the tolerance
+    above = Check("java", "poly_above", [-2.0, 1.0], tol=1e-4, negate=True, origin="reference")
+    assert status(above, f64(2.0)) == "pass"
+    assert status(above, f64(3.0)) == "wrong_answer"
+    assert status(above, {"$float": "nan"}) == "pass"  # NaN > T is false in Java
+
+
+def test_computed_shapes() -> None:
+    from data_builders.execution.languages.computed import defined_names
+    from data_builders.execution.languages.cpp import cpp_computed
+    from data_builders.execution.languages.java import java_computed
+    from data_builders.execution.languages.js import js_computed
+
+    names = frozenset({"f", "poly"})
+    found = cpp_computed("f(x) == x + 1", "", names)
+    assert found is not None and found[:2] == ("f(x)", "x + 1") and found[2].origin == "reference"
+    assert cpp_computed("x + 1 != f(x)", "", names)[2].negate
+    assert cpp_computed("abs(poly(xs, root)) < 1e-3", "", names)[:2] == ("root", "xs")
+    assert cpp_computed("x == y", "", names) is None  # neither side calls the program
+    assert js_computed("x + y === f(x, y)", names)[:2] == ("f(x, y)", "x + y")
+    assert js_computed("JSON.stringify(f(1)) == JSON.stringify(f(1))", names)[2].op == "json_both"
+    found = java_computed("!s.f(e).equals(str)", names, fails=True)
+    assert found[:2] == ("s.f(e)", "str") and (found[2].op, found[2].negate) == ("equals", False)
+    assert java_computed("s.f(x) != x + y", names, fails=True)[2].negate is False
+    # names come from code, not from comments or strings
+    source = '/* f(x) { */\nint g(int x) { return 1; }\nconst char* s = "h() {";\n'
+    assert defined_names(source, "cpp") == {"g"}
