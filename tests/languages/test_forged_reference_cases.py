@@ -99,8 +99,7 @@ CPP_ATTACKS = {
     # the harness's report function by name: pass lines, and values for the loop's turns
     "report_by_name": CPP_WRONG.replace(
         _CPP_ADD,
-        "{ for (int k = 0; k < 4; k++) { __unice_mark('P', k); __unice_mark('V', k, \"8\"); }"
-        " return x + y + 1; }",
+        "{ for (int k = 0; k < 4; k++) { __unice_mark('S', k); __unice_mark('P', k); } _exit(0); }",
     ),
     "extra_turns_by_name": CPP_WRONG.replace(
         _CPP_ADD,
@@ -183,6 +182,11 @@ JS_ATTACKS = {
     "every_descriptor_per_call": _JS_EVERY_FD
     + JS_WRONG.replace(_JS_ADD, "const add = (x, y) => { forge(); return x + y + 1 }"),
     "report_by_name": "for (let k = 0; k < 4; k++) __unice_case(k, () => true)\n" + JS_WRONG,
+    "report_by_name_then_exit": JS_WRONG.replace(
+        _JS_ADD,
+        "const add = (x, y) => { for (let k = 0; k < 4; k++) __unice_case(k, () => true);"
+        " process.exit(0) }",
+    ),
     # values for the running turn by the harness's own function, and extra turns
     "value_by_name_inside_the_turn": JS_WRONG.replace(
         _JS_ADD,
