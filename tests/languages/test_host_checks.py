@@ -153,7 +153,7 @@ def test_expected_values_never_enter_the_driver() -> None:
 
 
 def test_java_shapes_and_semantics() -> None:
-    from data_builders.execution.languages.java import java_check
+    from data_builders.execution.languages.java_checks import java_check
 
     actual, check = java_check("s.f(Arrays.asList(1, 2)).equals(Arrays.asList(1, 2))")
     assert actual == "s.f(Arrays.asList(1, 2))" and check.op == "equals"
@@ -339,7 +339,7 @@ def test_self_pairs_and_the_find_zero_property() -> None:
 def test_computed_shapes() -> None:
     from data_builders.execution.languages.computed import defined_names
     from data_builders.execution.languages.cpp import cpp_computed
-    from data_builders.execution.languages.java import java_computed
+    from data_builders.execution.languages.java_checks import java_computed
     from data_builders.execution.languages.js import js_computed
 
     names = frozenset({"f", "poly"})
