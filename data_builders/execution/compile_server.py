@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data_builders.execution.foreign_process import Tree, base_env
+from data_builders.execution.foreign_process import base_env
 from data_builders.execution.process_group import kill_group
+from data_builders.execution.process_tree import Tree
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from typing import Any
 
 from data_builders.execution.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.foreign_limits import ForeignLimits
-from data_builders.execution.foreign_process import Watch, base_env, supervise
+from data_builders.execution.foreign_process import base_env, supervise
+from data_builders.execution.foreign_watch import Watch
 from data_builders.execution.languages import Language, Prelude
 
 

@@ -20,8 +20,9 @@ from typing import Any
 
 from data_builders.execution.foreign_checks import judge, judge_series
 from data_builders.execution.foreign_limits import ForeignLimits
-from data_builders.execution.foreign_process import End, Watch, base_env, supervise
+from data_builders.execution.foreign_process import base_env, supervise
 from data_builders.execution.foreign_runner import Runner, RunnerDiedError
+from data_builders.execution.foreign_watch import End, Watch
 from data_builders.execution.languages import Language, RunnerSpec, RunSpec
 from data_builders.execution.types import TestOutcome
 

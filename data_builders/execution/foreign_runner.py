@@ -5,7 +5,7 @@ Why: starting Node costs more than running a HumanEval-X program's assertions, s
 that starts one Node per program is at best at parity with a plain one. A runner pays the
 start-up once. What a program sees does not change: its own V8 isolate, the same sandbox
 (bubblewrap, seccomp, read-only ``/``), an emptied ``/tmp``, and the same limits, watched by
-:class:`~data_builders.execution.foreign_process.CaseWatch` on the runner's process tree, with
+:class:`~data_builders.execution.foreign_watch.CaseWatch` on the runner's process tree, with
 CPU counted from the program's start. A program past its time limit is stopped inside the
 runner (``{"stop": true}``: its worker is terminated, the runner lives on; killed after
 ``STOP_GRACE`` if it does not stop). A program past its memory limit, or one that takes the
@@ -24,17 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from data_builders.execution.foreign_process import (
-    CaseWatch,
-    Command,
-    End,
-    Tree,
-    Watch,
-    read_lines,
-    start_sandboxed,
-    tail,
-)
+from data_builders.execution.foreign_process import Command, read_lines, start_sandboxed, tail
+from data_builders.execution.foreign_watch import CaseWatch, End, Watch
 from data_builders.execution.process_group import kill_group
+from data_builders.execution.process_tree import Tree
 
 STOP_GRACE = 1.0
 """Wall seconds a runner has to stop a program past its limit before the host kills it (V8
