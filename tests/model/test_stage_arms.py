@@ -167,6 +167,9 @@ def test_on_a_machine_without_run_folders_the_records_give_the_documented_verdic
     assert rows["M"].endswith(
         "| 0.479 | does not beat the incumbent by > 0.02; does not beat I by > 0.02 |"
     )
+    assert rows["N"].endswith(
+        "| 0.476 | does not beat the incumbent by > 0.02; does not beat D2 by > 0.02 |"
+    )
     assert module.run_check("H").strip().endswith("H: beats I by > 0.02")
     check = module.run_check("G")
     assert "| E | 0.088 | 0.053 | 0.088 | 0.076 |" in check
