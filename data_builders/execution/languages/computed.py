@@ -34,9 +34,12 @@ inputs and fails, as it should: the test's inputs are not the candidate's to cho
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from data_builders.execution.foreign_checks import Check
 from data_builders.execution.languages.source import code_mask, matching, split_top_level
 
 _KEYWORDS = frozenset(
@@ -152,3 +155,27 @@ def poly_bound(bound: str) -> tuple[str, float] | None:
     if match is None:
         return None
     return match.group(1), float(match.group(2))
+
+
+def computed_case(
+    k: int,
+    found: tuple[str, str, Check] | None,
+    in_loop: bool,
+    reference: Reference,
+    pair: Callable[[str, str], str],
+) -> tuple[str, Check] | None:
+    """The expression case ``k``'s driver writes and its check, for an assertion whose
+    expected side the test computes (``found``: the language's ``(candidate side, expected
+    side, check)``); None: in the program. The candidate writes its side (both, as the
+    language's ``pair`` expression, for ``origin == "self"``); the reference writes the
+    expected side."""
+    if found is None:
+        return None
+    candidate, expected, check = found
+    if in_loop:
+        check = dataclasses.replace(check, each="turns")
+    if reference.role == "reference":
+        return (expected, check) if check.origin == "reference" else None
+    if check.origin == "self":
+        return pair(candidate, expected), check
+    return (candidate, check) if k in reference.enabled else None

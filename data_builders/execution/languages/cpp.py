@@ -19,7 +19,6 @@ asserts keep the in-program case.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from data_builders.execution.languages.base import (
 from data_builders.execution.languages.checks import abs_check
 from data_builders.execution.languages.computed import (
     Reference,
+    computed_case,
     poly_bound,
     poly_property,
     sides,
@@ -222,23 +222,9 @@ def cpp_computed(assertion: str, test: str, names: frozenset[str]) -> tuple[str,
     return prop[0], prop[1], check
 
 
-def computed_case(
-    k: int, found: tuple[str, str, Check] | None, in_loop: bool, reference: Reference
-) -> tuple[str, Check] | None:
-    """The expression case ``k``'s driver writes and its check, for an assertion whose
-    expected side the test computes (``found``: :func:`cpp_computed`'s); None: in the program.
-    The candidate writes its side (both, as a pair, for ``origin == "self"``); the reference
-    writes the expected side."""
-    if found is None:
-        return None
-    candidate, expected, check = found
-    if in_loop:
-        check = dataclasses.replace(check, each="turns")
-    if reference.role == "reference":
-        return (expected, check) if check.origin == "reference" else None
-    if check.origin == "self":
-        return f"std::make_pair(({candidate}), ({expected}))", check
-    return (candidate, check) if k in reference.enabled else None
+def cpp_pair(first: str, second: str) -> str:
+    """Both sides of a self-compared assertion as one C++ value (a ``std::pair``)."""
+    return f"std::make_pair(({first}), ({second}))"
 
 
 _NOT_MACROS = frozenset(
@@ -320,7 +306,7 @@ class Cpp(Language):
                 found = cpp_check(test[o + 1 : close], test)
             if found is None and reference is not None and (top or in_loop):
                 computed = cpp_computed(test[o + 1 : close], test, reference.names)
-                found = computed_case(k, computed, in_loop, reference)
+                found = computed_case(k, computed, in_loop, reference, cpp_pair)
                 if found is not None and reference.role == "candidate":
                     undefine.update(_macro_names(found[0]))
             checks.append(found[1] if found else None)

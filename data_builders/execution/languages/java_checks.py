@@ -293,7 +293,7 @@ def _chosen(
     k: int, found: tuple[str, str, Check] | None, reference: Reference
 ) -> tuple[str, Check] | None:
     """What case ``k``'s driver writes: the candidate's side (both, for ``origin ==
-    "self"``), or the reference's expected side (``cpp.computed_case``'s rule)."""
+    "self"``), or the reference's expected side (``computed.computed_case``'s rule)."""
     if found is None:
         return None
     candidate, expected, check = found

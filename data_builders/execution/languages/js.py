@@ -22,7 +22,6 @@ program cannot redefine them.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from data_builders.execution.languages.base import (
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.computed import (
     Reference,
+    computed_case,
     poly_bound,
     poly_property,
     sides,
@@ -323,21 +323,9 @@ def _json_argument(text: str) -> str | None:
     return args[0] if len(args) == 1 and args[0] else None
 
 
-def computed_case(
-    k: int, found: tuple[str, str, Check] | None, in_loop: bool, reference: Reference
-) -> tuple[str, Check] | None:
-    """The expression case ``k``'s driver writes and its check (``cpp.computed_case``'s
-    rule; a pair is an array here)."""
-    if found is None:
-        return None
-    candidate, expected, check = found
-    if in_loop:
-        check = dataclasses.replace(check, each="turns")
-    if reference.role == "reference":
-        return (expected, check) if check.origin == "reference" else None
-    if check.origin == "self":
-        return f"[({candidate}), ({expected})]", check
-    return (candidate, check) if k in reference.enabled else None
+def js_pair(first: str, second: str) -> str:
+    """Both sides of a self-compared assertion as one JavaScript value (an array)."""
+    return f"[({first}), ({second})]"
 
 
 RUNNER = Path(__file__).with_name("node_runner.js")
@@ -380,7 +368,7 @@ class JavaScript(Language):
                 found = js_check(first[0]) if first and not in_loop else None
                 if found is None and first and reference is not None:
                     computed = js_computed(first[0], reference.names)
-                    found = computed_case(k, computed, in_loop, reference)
+                    found = computed_case(k, computed, in_loop, reference, js_pair)
                 body = f"() => ({found[0] if found else first[0] if first else 'undefined'})"
             elif not inside_loop(test, start, QUOTES):
                 found = node_assert_check(test[start : close + 1])
