@@ -12,7 +12,7 @@ import unice
 import unice.scoring
 from unice.errors import ModelConfigError
 from unice.modeling.feature_cache import FeatureCache, weights_digest
-from unice.modeling.model import pool
+from unice.modeling.frozen_encoder import pool
 from unice.testing import build_tiny_model
 
 from .conftest import compose, tiny_overrides

@@ -12,7 +12,7 @@ import unice.scoring
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
 from unice.errors import ModelConfigError
-from unice.modeling.model import input_keys
+from unice.modeling.frozen_encoder import input_keys
 from unice.testing import build_tiny_model
 from unice.training.feature_cache import encoder_inputs
 from unice.training.state_statistics import fit_state_statistics

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from unice.data.dataset import Collator, Sample
-from unice.modeling.model import input_keys
+from unice.modeling.frozen_encoder import input_keys
 from unice.training.feature_cache import encoder_inputs
 
 MIN_STD = 1e-6
