@@ -43,6 +43,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from data_builders.execution.compile_server import CompileServer
 from data_builders.execution.foreign_build import Build, Compiling, DeferredRemoval
@@ -126,6 +127,8 @@ class ForeignPool(Compiling, Running, References):
         self.shared_cache_dir = Path(shared_cache_dir or Path(xdg) / "unice" / "shared-build")
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
+        self._reference_cache: dict[str, dict[int, Any]] = {}  # foreign_reference.References
+        self._reference_locks: dict[str, threading.Lock] = {}
         self._builds: dict[str, Build] = {}
         self._users: dict[str, int] = {}
         plan = plan_isolation(isolation, COMPILED_LEVELS)

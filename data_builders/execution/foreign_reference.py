@@ -34,6 +34,8 @@ class References:
 
     limits: ForeignLimits
     _locks_lock: threading.Lock
+    _reference_cache: dict[str, dict[int, Any]]  # reference values per (language, source, test)
+    _reference_locks: dict[str, threading.Lock]  # one per key: a task's reference runs once
     _build: Any
     _release: Any
     _run_once: Any
@@ -63,13 +65,11 @@ class References:
         assertion in a loop), computed once per (language, reference, test)."""
         key = hashlib.sha256(f"{language.name}\0{source}\0{test}".encode()).hexdigest()
         with self._locks_lock:
-            cache: dict[str, dict[int, Any]] = self.__dict__.setdefault("_reference_cache", {})
-            locks: dict[str, threading.Lock] = self.__dict__.setdefault("_reference_locks", {})
-            lock = locks.setdefault(key, threading.Lock())
+            lock = self._reference_locks.setdefault(key, threading.Lock())
         with lock:  # another worker running the same task's reference: wait for it
-            if key not in cache:
-                cache[key] = self._run_reference(language, source, test, names)
-            return cache[key]
+            if key not in self._reference_cache:
+                self._reference_cache[key] = self._run_reference(language, source, test, names)
+            return self._reference_cache[key]
 
     def _run_reference(
         self, language: Language, source: str, test: str, names: frozenset[str]

@@ -157,6 +157,31 @@ def poly_bound(bound: str) -> tuple[str, float] | None:
     return match.group(1), float(match.group(2))
 
 
+def poly_case(
+    text: str,
+    abs_call: str,
+    names: frozenset[str],
+    language: str,
+    shown: str,
+    negate: bool = False,
+    above: bool = False,
+) -> tuple[str, str, Check] | None:
+    """``(x, xs, check)`` of HumanEval's ``find_zero`` property read from ``text`` (see
+    :func:`poly_property`), judged on the host; ``shown``: the assertion's text in the check.
+    A ``> T`` bound is a ``poly_above`` check where the language's test can state one
+    (``above``: Java's ``if (abs(...) > T) throw``), else None."""
+    prop = poly_property(text, abs_call, names)
+    bound = poly_bound(prop[2]) if prop else None
+    if prop is None or bound is None or (bound[0] == ">" and not above):
+        return None
+    op = "poly_above" if bound[0] == ">" else "poly"
+    check = Check(
+        language, op, tol=bound[1], inclusive=bound[0] == "<=", negate=negate, text=shown,
+        origin="reference",
+    )  # fmt: skip
+    return prop[0], prop[1], check
+
+
 def computed_case(
     k: int,
     found: tuple[str, str, Check] | None,

@@ -36,8 +36,7 @@ from data_builders.execution.languages.checks import abs_check
 from data_builders.execution.languages.computed import (
     Reference,
     computed_case,
-    poly_bound,
-    poly_property,
+    poly_case,
     sides,
 )
 from data_builders.execution.languages.cpp_support import MAIN, SUPPORT, SUPPORT_HEADERS
@@ -211,15 +210,7 @@ def cpp_computed(assertion: str, test: str, names: frozenset[str]) -> tuple[str,
         tol, f32 = helper
         check = Check("cpp", "issame", tol=tol, f32=f32, text=assertion, origin=found[2])
         return found[0], found[1], check
-    prop = poly_property(text, r"(?:std::)?f?abs\s*\(", names)
-    bound = poly_bound(prop[2]) if prop else None
-    if prop is None or bound is None or bound[0] == ">":
-        return None
-    check = Check(
-        "cpp", "poly", tol=bound[1], inclusive=bound[0] == "<=", text=assertion,
-        origin="reference",
-    )  # fmt: skip
-    return prop[0], prop[1], check
+    return poly_case(text, r"(?:std::)?f?abs\s*\(", names, "cpp", assertion)
 
 
 def cpp_pair(first: str, second: str) -> str:

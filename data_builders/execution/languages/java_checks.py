@@ -29,8 +29,7 @@ from data_builders.execution.foreign_values import JMap
 from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.computed import (
     Reference,
-    poly_bound,
-    poly_property,
+    poly_case,
     sides,
 )
 from data_builders.execution.languages.source import (
@@ -190,16 +189,8 @@ def java_computed(
             found = sides(text[: dots[-1]].strip(), text[open_ + 1 : -1].strip(), names)
             op = "equals"
         else:
-            prop = poly_property(text, r"Math\s*\.\s*abs\s*\(", names)
-            bound = poly_bound(prop[2]) if prop else None
-            if prop is None or bound is None:
-                return None
-            op = "poly_above" if bound[0] == ">" else "poly"
-            check = Check(
-                "java", op, tol=bound[1], inclusive=bound[0] == "<=", negate=negate,
-                text=condition, origin="reference",
-            )  # fmt: skip
-            return prop[0], prop[1], check
+            abs_call = r"Math\s*\.\s*abs\s*\("
+            return poly_case(text, abs_call, names, "java", condition, negate, above=True)
     except (ValueError, IndexError):
         return None
     if found is None or (found[2] == "self" and op == "eq"):

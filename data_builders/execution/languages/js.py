@@ -38,8 +38,7 @@ from data_builders.execution.languages.checks import abs_check, literal_side
 from data_builders.execution.languages.computed import (
     Reference,
     computed_case,
-    poly_bound,
-    poly_property,
+    poly_case,
     sides,
 )
 from data_builders.execution.languages.source import (
@@ -301,15 +300,7 @@ def js_computed(condition: str, names: frozenset[str]) -> tuple[str, str, Check]
         return found[0], found[1], check
     if equal:
         return None
-    prop = poly_property(text, JS_ABS, names)
-    bound = poly_bound(prop[2]) if prop else None
-    if prop is None or bound is None or bound[0] == ">":
-        return None
-    check = Check(
-        "js", "poly", tol=bound[1], inclusive=bound[0] == "<=", text=condition,
-        origin="reference",
-    )  # fmt: skip
-    return prop[0], prop[1], check
+    return poly_case(text, JS_ABS, names, "js", condition)
 
 
 def _json_argument(text: str) -> str | None:
