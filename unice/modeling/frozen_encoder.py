@@ -34,6 +34,18 @@ def pool(states: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch
     return (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
+def length_groups(attention_mask: torch.Tensor, buckets: int) -> list[tuple[torch.Tensor, int]]:
+    """The rows in ``buckets`` groups of similar length (``length_buckets``), longest first,
+    each with its longest row's width. Why: a batch pads every row to its longest one (an NL
+    prompt, a long program), so short rows would otherwise cost as much as the longest; each
+    row's states depend on its own tokens only, so running the groups apart, each cut to its
+    width, changes the cost, not the result (beyond float noise)."""
+    lengths = attention_mask.sum(dim=1)
+    order = torch.argsort(lengths, descending=True)
+    count = max(min(int(buckets or 1), len(order)), 1)
+    return [(rows, max(int(lengths[rows].max()), 1)) for rows in torch.tensor_split(order, count)]
+
+
 def input_keys(
     input_ids: torch.Tensor,
     attention_mask: torch.Tensor,
@@ -104,14 +116,10 @@ class FrozenEncoderMixin:
     def _top_pooled(self, tokens: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
         """``(rows, k, hidden)``: the trained top layers' pooled states of each row, the rows
         run in ``length_buckets`` groups of similar length (each padded to its own longest
-        row: a cost setting, as for the encoder; a row's states depend on its tokens only)."""
+        row: :func:`length_groups`)."""
         count = self.config.trainable_top_layers
-        lengths = token_mask.sum(dim=1)
-        order = torch.argsort(lengths, descending=True)
-        buckets = max(min(int(self.config.length_buckets or 1), len(order)), 1)
         parts, rows = [], []
-        for chunk in torch.tensor_split(order, buckets):
-            width = max(int(lengths[chunk].max()), 1)
+        for chunk, width in length_groups(token_mask, self.config.length_buckets):
             mask = token_mask[chunk, :width]
             states = run_top_layers(self.encoder, count, tokens[chunk, :width], mask)
             parts.append(torch.stack([pool(s, mask, self.config.pooling) for s in states], 1))
@@ -156,7 +164,7 @@ class FrozenEncoderMixin:
             width = max(int(mask.sum(dim=1).max()), 1)
             types = token_type_ids[index, :width] if token_type_ids is not None else None
             states = self._hidden_states(input_ids[index, :width], mask[:, :width], types)
-            cut = self._frozen_cut(len(states))
+            cut = self._frozen_cut(len(states))  # the last layer an entry pools
             pooled = torch.stack(
                 [pool(layer, mask[:, :width], self.config.pooling) for layer in states[: cut + 1]],
                 dim=1,
@@ -175,8 +183,8 @@ class FrozenEncoderMixin:
         return found
 
     def _frozen_cut(self, hidden_states: int) -> int:
-        """The last hidden-state index a frozen entry pools: all of them, or ``L - k`` (the
-        states entering the trained layers, whose token states the entry also keeps)."""
+        """The last of ``hidden_states`` indices a frozen entry pools: all of them, or ``L - k``
+        (the states entering the trained layers, whose token states the entry also keeps)."""
         if not self._top_prefixes:
             return hidden_states - 1
         return first_trained_layer(self.encoder, self.config.trainable_top_layers)
@@ -191,7 +199,7 @@ class FrozenEncoderMixin:
         (rows, width, hidden), their mask (rows, width))`` of each row, right-padded."""
         entries = self.frozen_entries(input_ids, attention_mask, token_type_ids)
         device = input_ids.device
-        kept = self._frozen_cut(0) + 1
+        kept = first_trained_layer(self.encoder, self.config.trainable_top_layers) + 1
         lower = torch.stack([entry[:kept] for entry in entries]).to(device)
         tokens = [entry[kept:] for entry in entries]
         width = max(max(len(row) for row in tokens), 1)

@@ -16,7 +16,7 @@ from unice.data.features import FEATURE_NAMES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feature_cache import FeatureCache
 from unice.modeling.feedforward import FeedForward
-from unice.modeling.frozen_encoder import FrozenEncoderMixin, pool
+from unice.modeling.frozen_encoder import FrozenEncoderMixin, length_groups, pool
 from unice.modeling.layerwise_attention import ScalarMix
 from unice.modeling.loss import format_loss
 from unice.modeling.top_layers import top_parameter_prefixes
@@ -303,20 +303,15 @@ class UniCEModel(FrozenEncoderMixin, UniCEPreTrainedModel):
         """Every layer's ``(rows, seq, hidden)`` states (zeros past a row's last token).
 
         With ``length_buckets`` > 1 the rows are encoded in that many groups of similar
-        length, each cut to its own longest row: a batch pads every row to its longest one
-        (an NL prompt, a long program), so short rows would otherwise cost as much as the
-        longest. Each row's states depend on its own tokens only, so this changes the cost,
-        not the result (beyond float noise); the layer mix still sees the whole batch at once.
+        length (:func:`~unice.modeling.frozen_encoder.length_groups`), each cut to its own
+        longest row; the layer mix still sees the whole batch at once.
         """
         rows = input_ids.shape[0]
         buckets = min(int(getattr(self.config, "length_buckets", 1) or 1), rows)
         if buckets <= 1:
             return self._encode(input_ids, attention_mask, token_type_ids)
-        lengths = attention_mask.sum(dim=1)
-        order = torch.argsort(lengths, descending=True)
         layers: list[torch.Tensor] | None = None
-        for chunk in torch.tensor_split(order, buckets):
-            width = max(int(lengths[chunk].max()), 1)
+        for chunk, width in length_groups(attention_mask, buckets):
             types = token_type_ids[chunk, :width] if token_type_ids is not None else None
             states = self._encode(input_ids[chunk, :width], attention_mask[chunk, :width], types)
             if layers is None:
