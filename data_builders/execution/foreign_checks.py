@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +97,15 @@ class Check:
 
 
 # -- judging -------------------------------------------------------------------------------
+def host_cases(checks: Sequence[Check | None]) -> tuple[frozenset[int], frozenset[int]]:
+    """``(value cases, turn cases)`` of a driver's checks: the cases the host judges from one
+    value, and those it judges from a value per turn of a loop (``Check.each == "turns"``);
+    every other case is the program's."""
+    host = frozenset(k for k, check in enumerate(checks) if check is not None)
+    turns = frozenset(k for k in host if checks[k].each == "turns")
+    return host - turns, turns
+
+
 def judge(check: Check, payload: bytes) -> tuple[str, str]:
     """``(status, detail)`` of ``check`` on the program's serialised value."""
     try:

@@ -21,6 +21,7 @@ import threading
 from typing import Any
 
 from data_builders.execution.foreign_build import Build
+from data_builders.execution.foreign_checks import host_cases
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_values import Turns, decode_value
 from data_builders.execution.languages import Driver, Language, SplitError
@@ -90,9 +91,7 @@ class References:
             if not build.ok:
                 return {}
             spec = language.run_spec(self.limits.memory_mb, driver.mode)
-            host = {k for k, c in enumerate(checks) if c is not None}
-            turns = frozenset(k for k in host if checks[k].each == "turns")
-            singles = frozenset(host) - turns
+            singles, turns = host_cases(checks)
             limits = [self.limits.timeout] * driver.n_cases
             end = self._run_once(language, build.path, spec, limits, 0, singles, turns)
         finally:

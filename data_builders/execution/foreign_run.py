@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from data_builders.execution.foreign_checks import judge, judge_series
+from data_builders.execution.foreign_checks import host_cases, judge, judge_series
 from data_builders.execution.foreign_limits import ForeignLimits
 from data_builders.execution.foreign_process import base_env, supervise
 from data_builders.execution.foreign_runner import Runner, RunnerDiedError
@@ -65,9 +65,7 @@ class Running:
         outcomes: list[TestOutcome | None] = [None] * n
         case_limits = list(timeouts)
         checks = checks if checks is not None else (None,) * n
-        values = frozenset(k for k, check in enumerate(checks) if check is not None)
-        repeated = frozenset(k for k in values if checks[k].each == "turns")
-        values -= repeated
+        values, repeated = host_cases(checks)
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)
             self._run_once(language, build, spec, case_limits, start, values, repeated)
         while start < n:
