@@ -104,6 +104,10 @@ class ForeignPool(Compiling, Running, References):
         compile_batches: ``map`` compiles consecutive programs of a language that allows it
             (Rust: ``compile_batch``) as one build, each run alone from it; False builds every
             program alone. The verdicts are the same either way (``_run_batch``).
+        speculative_resume: once a program has timed out on a case, the fresh processes that
+            resume it after its next cases start beside each other in the workers that idle
+            (``foreign_run.Running._run_lanes``); False resumes one at a time. The verdicts
+            are the same either way.
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class ForeignPool(Compiling, Running, References):
         compile_servers: bool = True,
         runners: bool = True,
         compile_batches: bool = True,
+        speculative_resume: bool = True,
     ) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.limits = limits or ForeignLimits.from_yaml()
@@ -144,6 +149,9 @@ class ForeignPool(Compiling, Running, References):
         # sandbox's own (bubblewrap); with rlimits alone every program gets a process of its own
         self.use_runners = runners and self.isolation.startswith("bwrap")
         self.use_compile_batches = compile_batches
+        self.speculative_resume = speculative_resume
+        self._occupied = 0  # worker slots in use (foreign_run.Running._take_lanes)
+        self._lanes: concurrent.futures.ThreadPoolExecutor | None = None
         self._local = threading.local()  # each worker thread's runners, by language
         self._runners: set[Runner] = set()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -153,11 +161,16 @@ class ForeignPool(Compiling, Running, References):
         self.compiles = 0
         self.run_cpu_seconds = 0.0  # CPU seconds of the run processes (sampled, see Tree)
         self.processes = 0
+        self.resumes_ahead = 0  # speculative resumes started, and kept (foreign_run._run_lanes)
+        self.resumes_ahead_kept = 0
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._lanes is not None:
+            self._lanes.shutdown(wait=True)
+            self._lanes = None
         for server in self._servers.values():
             server.close()
         with self._locks_lock:
@@ -173,7 +186,8 @@ class ForeignPool(Compiling, Running, References):
         """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
         test code, one string); one outcome per assertion."""
         language = self._language(program)
-        return self._run_alone(language, program, self._driver(language, program))
+        with self._occupying():
+            return self._run_alone(language, program, self._driver(language, program))
 
     def _run_alone(
         self, language: Language, program: Program, driver: Driver | None
@@ -252,31 +266,36 @@ class ForeignPool(Compiling, Running, References):
         names are built alone, the others as a batch again (``BATCH_ROUNDS`` times at most),
         and whatever is left, including every member of a build the compiler did not finish,
         is built alone. So each verdict is the one its own build gives, found faster."""
-        language = self._language(programs[0])
-        drivers = [self._driver(self._language(p), p) for p in programs]
-        results: list[ProgramResult | None] = [None] * len(programs)
-        members = {i: d for i, d in enumerate(drivers) if d is not None and d.shareable}
-        for _ in range(BATCH_ROUNDS):
-            if len(members) < 2:
-                break
-            batch = language.batch(list(members.values()))
-            shared = batch.driver
-            build = self._build(language, shared.files, shared.mode, shared.prelude)
-            try:
-                if build.ok:
-                    for (i, driver), run_args in zip(members.items(), batch.run_args, strict=True):
-                        results[i] = self._result(language, programs[i], driver, build, run_args)
+        with self._occupying():
+            language = self._language(programs[0])
+            drivers = [self._driver(self._language(p), p) for p in programs]
+            results: list[ProgramResult | None] = [None] * len(programs)
+            members = {i: d for i, d in enumerate(drivers) if d is not None and d.shareable}
+            for _ in range(BATCH_ROUNDS):
+                if len(members) < 2:
                     break
-                culprits = language.batch_culprits(build.log, len(members))
-            finally:
-                self._release(build)
-            if not culprits:
-                break
-            members = {i: d for j, (i, d) in enumerate(members.items()) if j not in culprits}
-        return [
-            result if result is not None else self._run_alone(language, program, driver)
-            for result, program, driver in zip(results, programs, drivers, strict=True)
-        ]
+                batch = language.batch(list(members.values()))
+                shared = batch.driver
+                build = self._build(language, shared.files, shared.mode, shared.prelude)
+                try:
+                    if build.ok:
+                        for (i, driver), run_args in zip(
+                            members.items(), batch.run_args, strict=True
+                        ):
+                            results[i] = self._result(
+                                language, programs[i], driver, build, run_args
+                            )
+                        break
+                    culprits = language.batch_culprits(build.log, len(members))
+                finally:
+                    self._release(build)
+                if not culprits:
+                    break
+                members = {i: d for j, (i, d) in enumerate(members.items()) if j not in culprits}
+            return [
+                result if result is not None else self._run_alone(language, program, driver)
+                for result, program, driver in zip(results, programs, drivers, strict=True)
+            ]
 
     def _release(self, build: Build) -> None:
         """A temporary cache keeps a build only while a program uses it (a Go test binary is

@@ -8,6 +8,8 @@ a crash or timeout, so each assertion gets its own status; a value case is judge
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
 import math
 import os
@@ -15,6 +17,7 @@ import secrets
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +40,17 @@ class Running:
     limits: ForeignLimits
     cache_dir: Path
     use_runners: bool
+    speculative_resume: bool
+    workers: int
     run_cpu_seconds: float
     processes: int
+    resumes_ahead: int  # speculative resumes started (``_run_lanes``)
+    resumes_ahead_kept: int  # ... and the ones whose verdicts were kept
     _local: threading.local
     _runners: set[Runner]
     _locks_lock: threading.Lock
+    _occupied: int  # worker slots in use: programs being run, speculative resumes
+    _lanes: concurrent.futures.ThreadPoolExecutor | None
     _sandboxed: Any
 
     def _run_cases(
@@ -68,12 +77,115 @@ class Running:
         values, repeated = host_cases(checks)
         if start >= n:  # nothing to run: start the process anyway (start-up measurements)
             self._run_once(language, build, spec, case_limits, start, values, repeated)
+        timed_out = False
         while start < n:
-            end = self._run_once(language, build, spec, case_limits, start, values, repeated)
-            start = self._settle(language, end, outcomes, case_limits, start, checks)
+            # After a timeout the program is likely to time out again (a loop in the
+            # candidate): where workers idle, the resumes a sequential run would make next
+            # start beside this one (``_run_lanes``)
+            lanes = self._take_lanes(n - start - 1) if timed_out else 0
+            try:
+                ends = self._run_lanes(
+                    language, build, spec, case_limits, start, values, repeated, lanes
+                )
+            finally:
+                self._free_lanes(lanes)
+            first = start
+            for begun, end in enumerate(ends, first):
+                if end is None:  # a lane that could not run: resume from its case in turn
+                    break
+                start = self._settle(language, end, outcomes, case_limits, begun, checks)
+                if begun > first:
+                    with self._locks_lock:
+                        self.resumes_ahead_kept += 1
+                timed_out = timed_out or _cause(language, end)[0] == "timeout"
+                if start != begun + 1:  # got past its first case, or ended: later lanes void
+                    break
         return [
             o if o is not None else TestOutcome("runtime_error", detail="not run") for o in outcomes
         ]
+
+    def _run_lanes(
+        self,
+        language: Language,
+        build: Path,
+        spec: RunSpec,
+        case_limits: list[float],
+        start: int,
+        value_cases: frozenset[int],
+        repeated: frozenset[int],
+        lanes: int,
+    ) -> list[End | None]:
+        """The process resuming at ``start`` and, in ``lanes`` idle workers beside it, the
+        ones resuming at ``start + 1 .. start + lanes``: lane *j*'s end (None: it failed).
+
+        A speculative resume, with the verdicts of a sequential run by construction: lane
+        *j* is the process a sequential run starts exactly when lane *j - 1* dies inside its
+        first case (a fresh process from the next case, the same limits: ``_run_cases``
+        takes lanes only after a timeout, when ``after_timeout`` has capped them already).
+        ``_run_cases`` settles the lanes in order and stops at the first that got past its
+        first case; the later ones were spent on cases the sequential run goes on to in
+        that process. Why: a mutant that loops through its remaining assertions, each a
+        limit and a restart, is a batch's longest program and holds it up with the other
+        workers idle (HumanEval-X ``JavaScript/39``: nine 0.2 s timeouts in a row)."""
+        if not lanes:
+            return [
+                self._run_once(language, build, spec, case_limits, start, value_cases, repeated)
+            ]
+        limits = list(case_limits)  # settled only after every lane has ended
+        with self._locks_lock:
+            self.resumes_ahead += lanes
+        pool = self._lane_pool()
+        futures = [
+            pool.submit(
+                self._run_once, language, build, spec, limits, start + j, value_cases, repeated
+            )
+            for j in range(1, lanes + 1)
+        ]
+        try:
+            ends: list[End | None] = [
+                self._run_once(language, build, spec, limits, start, value_cases, repeated)
+            ]
+        finally:
+            concurrent.futures.wait(futures)
+        for future in futures:
+            ends.append(None if future.exception() is not None else future.result())
+        return ends
+
+    def _take_lanes(self, wanted: int) -> int:
+        """Up to ``wanted`` idle worker slots for speculative resumes (0 with them off)."""
+        if not self.speculative_resume or wanted <= 0:
+            return 0
+        with self._locks_lock:
+            taken = max(0, min(wanted, self.workers - self._occupied))
+            self._occupied += taken
+        return taken
+
+    def _free_lanes(self, lanes: int) -> None:
+        if lanes:
+            with self._locks_lock:
+                self._occupied -= lanes
+
+    @contextlib.contextmanager
+    def _occupying(self) -> Iterator[None]:
+        """One worker slot held while a program (or a batch) is compiled and run, so that
+        speculative resumes use only the slots nobody else does."""
+        with self._locks_lock:
+            self._occupied += 1
+        try:
+            yield
+        finally:
+            with self._locks_lock:
+                self._occupied -= 1
+
+    def _lane_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The threads speculative resumes run in (each keeps its own runners, as a worker
+        thread does)."""
+        with self._locks_lock:
+            if self._lanes is None:
+                self._lanes = concurrent.futures.ThreadPoolExecutor(
+                    self.workers, thread_name_prefix="unice-foreign-lane"
+                )
+            return self._lanes
 
     def _run_once(
         self,
