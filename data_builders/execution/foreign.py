@@ -17,11 +17,13 @@ and how to run it from case ``start`` on. This module does the rest:
   ``CLONE_THREAD``), and rlimits (CPU, file size, core, open files; address space for
   native code).
 
-For languages with the token protocol (C++, JavaScript; ``languages/base.py``) each run gets
-a fresh report token, and a case of the form ``actual OP expected`` reports only its value,
-judged here (``foreign_checks.py``); other cases (and every case of Java, Go, Rust) report
-their own verdict, counted per program as ``judged_in_program``. See docs/languages.md for
-what that means against a hostile program.
+Each run gets a fresh report token (``languages/base.py``), and a case of the form ``actual OP
+expected`` reports only its value, judged here (``foreign_checks.py``); where the test computes
+the expected side, the value comes from the task's reference solution, run in its own process
+(``foreign_reference.py``). Other cases report their own verdict, counted per program as
+``judged_in_program``. After a timeout, the processes that resume a program start beside each
+other in idle workers (``foreign_run.py``). See docs/languages.md for what that means against
+a hostile program.
 
 This file is the pool (a program in, its outcomes out; ``map``; the lifecycle) that
 :class:`~data_builders.execution.executor.Executor` runs every language but Python on. The
