@@ -23,7 +23,7 @@ from typing import Any
 from data_builders.execution.foreign_build import Build
 from data_builders.execution.foreign_checks import host_cases
 from data_builders.execution.foreign_limits import ForeignLimits
-from data_builders.execution.foreign_values import Turns, decode_value
+from data_builders.execution.foreign_values import JOptional, JsObject, Tagged, Turns, decode_value
 from data_builders.execution.languages import Driver, Language, SplitError
 from data_builders.execution.languages.computed import Reference, defined_names
 from data_builders.execution.types import Program
@@ -121,4 +121,26 @@ def _settled(wanted: dict[int, Any], end: Any) -> dict[int, Any]:
                 values[k] = value.values
             continue
         values[k] = value
-    return values
+    return {k: v for k, v in values.items() if _comparable(v)}
+
+
+_UNWRITTEN = frozenset(
+    ("$opaque", "$toolong", "$function", "$symbol", "$class", "$assertion_panic")
+)
+"""Tags of what the support code writes instead of a value (a type of the program's own, as
+Rust's ``RtnType``; a value over the cap; a function)."""
+
+
+def _comparable(value: Any) -> bool:
+    """Whether a reference value can be an expected value: nothing in it stands for a value
+    the reference's process could not write (compared with it, every candidate would fail;
+    the case stays in the program instead, as without a reference)."""
+    if isinstance(value, Tagged):
+        return value.tag not in _UNWRITTEN and _comparable(value.value)
+    if isinstance(value, list | tuple):
+        return all(_comparable(item) for item in value)
+    if isinstance(value, JsObject):
+        return all(_comparable(item) for _, item in value.items)
+    if isinstance(value, JOptional):
+        return _comparable(value.value)
+    return True

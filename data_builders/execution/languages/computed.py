@@ -27,7 +27,8 @@ Three more shapes, each judged on the host:
 The test's inputs must be the same in both runs: HumanEval-X's C++ draws them with
 ``rand()`` (never seeded: the same sequence in every process), Java with ``new Random(42)``,
 and the JavaScript support code replaces ``Math.random`` with a seeded generator before any
-other code runs. A candidate that changes the inputs (calls ``rand()`` itself, reseeds the
+other code runs (HumanEval-X's Rust tests that draw inputs use the ``rand`` crate, which is
+not available here: they do not build, for the reference either, and stay in the program). A candidate that changes the inputs (calls ``rand()`` itself, reseeds the
 generator, changes the loop) is compared with the reference's values for the unchanged
 inputs and fails, as it should: the test's inputs are not the candidate's to choose.
 """
@@ -63,6 +64,9 @@ _DEFINITIONS = {
     # a function or method definition: name(params) [const] [throws ...] {
     "cpp": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{"),
     "java": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:throws\s+[\w.,\s]+)?\{"),
+    # fn name[<generics>](params): a Rust function (a lifetime's lone quote can hide one from
+    # the mask: its assertions then stay in the program)
+    "rust": re.compile(r"\bfn\s+([A-Za-z_]\w*)\s*(?:<[^(){};]*>)?\s*\("),
     "js": re.compile(
         r"function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
         r"|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?"

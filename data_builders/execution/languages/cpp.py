@@ -51,6 +51,7 @@ from data_builders.execution.languages.source import (
     split_top_level,
     strip_parens,
     top_level,
+    top_level_statement,
 )
 
 _MAIN = r"\bint\s+main\s*\([^)]*\)\s*\{"
@@ -232,24 +233,6 @@ def _macro_names(expression: str) -> set[str]:
     return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", code)) - _NOT_MACROS
 
 
-def _top_level_of(body: str, start: int, positions: list[int]) -> bool:
-    """Whether ``start`` (in ``body``) is a statement of the block itself, not inside a
-    nested block (a loop, an ``if``)."""
-    mask = code_mask(body)
-    depth = 0
-    for i in range(start):
-        if mask[i]:
-            if body[i] == "{":
-                depth += 1
-            elif body[i] == "}":
-                depth -= 1
-    if depth != 0:
-        return False
-    before = body[:start].rstrip()
-    # ``for (...) assert(...);`` / ``if (...) assert(...);`` without braces
-    return not before.endswith(")") and not re.search(r"\b(else|do)$", before)
-
-
 class Cpp(Language):
     name = "cpp"
     stop_tokens = ("\n}",)
@@ -292,7 +275,7 @@ class Cpp(Language):
         for k, (start, o, close) in enumerate(calls):
             found = None
             in_loop = inside_loop(test, start)
-            top = _top_level_of(body, start - body_start, []) and not in_loop
+            top = top_level_statement(body, start - body_start) and not in_loop
             if top:
                 found = cpp_check(test[o + 1 : close], test)
             if found is None and reference is not None and (top or in_loop):

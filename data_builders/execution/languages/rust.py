@@ -15,7 +15,11 @@ bare ``assert!(f(...))`` / ``assert!(!f(...))``, with ``L`` a constant (``vec![.
 tuples, strings with ``.to_string()`` / ``String::from``, chars, numbers with suffixes,
 ``Some``/``None``), become ``__unice_value(k, || ...)``: the program writes X's value
 (``__UniceSer``, implemented for the standard types; any other type is written opaque) and
-the host applies Rust's ``==`` (``foreign_checks.py``). The token is read from stdin at the
+the host applies Rust's ``==`` (``foreign_checks.py``). With a reference solution
+(``languages/computed.py``), ``assert_eq!(X, Y)`` / ``assert!(X == Y)`` (``!=``,
+``assert_ne!``) comparing the candidate with a value the test computes (``== v_empty``,
+``== odd_sum``) writes only the candidate's side (a borrow of it: the test's variable stays
+usable for the next assertion), and the reference's run writes the other. The token is read from stdin at the
 start of every test function. The support code is a crate of its own, compiled once
 (``RUNTIME``, ``rust_support.py``), and programs link the toolchain's shared ``libstd``:
 see docs/languages.md.
@@ -42,6 +46,7 @@ from data_builders.execution.languages.base import (
     SplitError,
 )
 from data_builders.execution.languages.checks import abs_check, literal_side
+from data_builders.execution.languages.computed import Reference, computed_case, sides
 from data_builders.execution.languages.rust_support import (
     LINK_RUNTIME,
     RUNTIME,
@@ -50,13 +55,16 @@ from data_builders.execution.languages.rust_support import (
     RUNTIME_LIB,
 )
 from data_builders.execution.languages.source import (
+    code_mask,
     find_calls,
     inside_loop,
+    matching,
     replace_spans,
     single_call,
     split_top_level,
     strip_parens,
     top_level,
+    top_level_statement,
 )
 
 _MACROS = r"assert(?:_eq|_ne)?!"
@@ -135,6 +143,58 @@ def rust_check(call: str) -> tuple[str, Check] | None:
     return None
 
 
+def rust_computed(call: str, names: frozenset[str]) -> tuple[str, str, Check] | None:
+    """``(candidate side, expected side, check)`` when ``call`` (``assert_eq!(X, Y)``,
+    ``assert_ne!``, ``assert!(X == Y)``, ``!=``) compares the candidate with a value the test
+    computes: ``languages/computed.py``; None otherwise."""
+    macro = _ASSERT.match(call)
+    if macro is None:
+        return None
+    args = [a for a in split_top_level(call[macro.end() : -1]) if a]
+    if macro.group(1) in ("assert_eq", "assert_ne"):
+        if len(args) < 2:
+            return None
+        left, right, negate = args[0], args[1], macro.group(1) == "assert_ne"
+    else:
+        text = strip_parens(args[0]) if args else ""
+        if not text or top_level(text, ("&&", "||")):
+            return None
+        equal = top_level(text, ("==", "!="))
+        if len(equal) != 1:
+            return None
+        ((i, op),) = equal
+        left, right, negate = text[:i].strip(), text[i + 2 :].strip(), op == "!="
+    found = sides(left, right, names)
+    if found is None:
+        return None
+    check = Check("rust", "eq", negate=negate, text=call, origin=found[2])
+    return found[0], found[1], check
+
+
+def rust_pair(first: str, second: str) -> str:
+    """Both sides of a self-compared assertion as one Rust value (a tuple)."""
+    return f"(({first}), ({second}))"
+
+
+_TEST_FN = r"(?:#\[test\]\s*fn\s+\w+|\bfn\s+main)\s*\(\s*\)\s*\{"
+
+
+def _statement_of_test_fn(test: str, start: int) -> bool:
+    """Whether the assertion at ``start`` is a statement of its test function's own body
+    (not inside an ``if``, a nested function, a block): it then runs once per test run."""
+    body_start = None
+    for match in re.finditer(_TEST_FN, test):
+        if match.end() <= start:
+            body_start = match.end()
+    if body_start is None:
+        return False
+    try:
+        close = matching(test, body_start - 1, code_mask(test))
+    except ValueError:
+        return False
+    return start < close and top_level_statement(test[body_start:close], start - body_start)
+
+
 @functools.lru_cache(maxsize=1)
 def _rustc() -> str | None:
     """The real compiler (not rustup's proxy, which needs $HOME inside the sandbox)."""
@@ -187,6 +247,7 @@ class Rust(Language):
     install_hint = "apt install rustc (or rustup)"
     compiler_address_space_limit = False  # rustc reserves address space it never touches
     token_protocol = True
+    reference_cases = True
     # rustc's start-up (loading std's metadata) and its link are most of a HumanEval-X
     # program's 0.13 s compile: sixteen canonical solutions as one crate compile in 0.25-0.31 s
     # (8 programs/batch: label 22.5 programs/s on canonical + 3 mutants of 40 tasks, 16: 25.5)
@@ -204,14 +265,22 @@ class Rust(Language):
     def split(self, test: str) -> list[str]:
         return [test[start : close + 1] for start, _, close in self._calls(test)]
 
-    def driver(self, source: str, test: str) -> Driver:
+    def driver(self, source: str, test: str, reference: Reference | None = None) -> Driver:
         edits, checks = [], []
         for k, (start, _, close) in enumerate(self._calls(test)):
-            found = None if inside_loop(test, start) else rust_check(test[start : close + 1])
+            call = test[start : close + 1]
+            in_loop = inside_loop(test, start)
+            found = None if in_loop else rust_check(call)
+            value = found[0] if found else ""
+            wanted = found is None and reference is not None
+            if wanted and (in_loop or _statement_of_test_fn(test, start)):
+                computed = rust_computed(call, reference.names)
+                found = computed_case(k, computed, in_loop, reference, rust_pair)
+                value = f"&({found[0]})" if found else ""  # the test may use it again
             checks.append(found[1] if found else None)
             if found:
                 new = (
-                    f"__unice_value({k}, || {{ let __unice_v = {found[0]};"
+                    f"__unice_value({k}, || {{ let __unice_v = {value};"
                     " (&&__UniceWrap(&__unice_v)).__unice_text() })"
                 )
             else:

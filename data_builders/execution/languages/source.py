@@ -327,3 +327,22 @@ def inside_loop(text: str, pos: int, quotes: str = "\"'") -> bool:
                             return True
                         break
     return False
+
+
+def top_level_statement(body: str, start: int, quotes: str = "\"'") -> bool:
+    """Whether position ``start`` of a function's ``body`` begins a statement of the body
+    itself, not one inside a nested block (an ``if``, a loop) or a brace-less ``for (...)`` /
+    ``if (...)`` / ``else`` / ``do`` body: such a statement runs once per call of the
+    function, whatever the program's values are."""
+    mask = code_mask(body, quotes)
+    depth = 0
+    for i in range(start):
+        if mask[i]:
+            if body[i] == "{":
+                depth += 1
+            elif body[i] == "}":
+                depth -= 1
+    if depth != 0:
+        return False
+    before = body[:start].rstrip()
+    return not before.endswith(")") and not re.search(r"\b(else|do)$", before)
