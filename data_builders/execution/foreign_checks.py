@@ -49,7 +49,7 @@ from data_builders.execution.foreign_semantics import (
     java_identity,
     rust_eq,
 )
-from data_builders.execution.foreign_values import GoValue, Turns, decode_value
+from data_builders.execution.foreign_values import F32, GoValue, Turns, decode_value, to_f32
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ class Check:
     ``truthy`` (a bare condition), ``close`` (``abs(actual -
     expected) < tol``, ``<=`` with ``inclusive``), ``issame`` (C++ HumanEval-X's helper:
     element-wise exact, or within ``tol`` where the helper compares with ``abs``),
-    ``json`` (JavaScript: ``actual`` is ``JSON.stringify(...)`` of the program's value,
+    ``below`` (Rust: ``actual < expected``, ``<=`` with ``inclusive``, a one-sided
+    bound), ``json`` (JavaScript: ``actual`` is ``JSON.stringify(...)`` of the program's value,
     compared with ``JSON.stringify(expected)``; ``json_both``: both sides stringified here),
     ``deep`` (Node's ``assert.deepEqual`` /
     ``deepStrictEqual`` with ``strict``), ``equals`` (Java's ``a.equals(L)``; Java's
@@ -212,6 +213,10 @@ def _compare(check: Check, actual: Any) -> bool:
             return actual
         if op == "close":
             return _holds_close(check, cpp_number(actual))
+        if op == "below":  # X < T: T has X's type (an f32 bound for an f32 value)
+            number = cpp_number(actual)
+            bound = to_f32(check.expected) if isinstance(actual, F32) else check.expected
+            return number <= bound if check.inclusive else number < bound
         return rust_eq(actual, check.expected)
     if lang == "go":
         if op == "close":

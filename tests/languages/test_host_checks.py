@@ -235,7 +235,18 @@ def test_rust_shapes_and_semantics() -> None:
     assert status(check, {"$assertion_panic": 1}) == "wrong_answer"
     assert status(check, {"$opaque": 1}) == "wrong_answer"
     assert rust_check("assert!(add(x, y) == x + y)") is None
-    assert rust_check("assert!(truncate_number(&t1) < 0.000001)") is None
+    # a one-sided bound, typed as Rust types it: an f32 value meets the bound as an f32, so
+    # the f32 nearest 1e-6 (just below it) is not below it, as in Rust
+    actual, check = rust_check("assert!(truncate_number(&t1) < 0.000001)")
+    assert actual == "truncate_number(&t1)" and check.op == "below"
+    assert status(check, f32(0.0)) == "pass" and status(check, f32(0.5)) == "wrong_answer"
+    assert status(check, f32(1e-6)) == "wrong_answer"
+    assert status(check, f64(struct.unpack(">f", struct.pack(">f", 1e-6))[0])) == "pass"
+    actual, check = rust_check("assert!(mad(vec![1.0, 2.0]) - 2.0 / 3.0 <= 0.000001)")
+    assert actual == "mad(vec![1.0, 2.0]) - 2.0 / 3.0" and check.inclusive
+    assert status(check, f64(1e-6)) == "pass" and status(check, {"$opaque": 1}) == "wrong_answer"
+    for ambiguous in ("f(x) < g(y)", "f::<i32>(x) < 3", "f(x) << 2 < 3", "f(x) > 3"):
+        assert rust_check(f"assert!({ambiguous})") is None, ambiguous
 
 
 def test_node_assert_shapes_and_semantics() -> None:

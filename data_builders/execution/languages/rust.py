@@ -10,8 +10,9 @@ edition, as MultiPL-E's evaluator builds it (``rustc F -o B``). Start case and
 result descriptor come from the environment (the test binary owns its command line).
 
 Host-side verdicts (the token protocol, ``languages/base.py``): ``assert!(X == L)`` (``!=``),
-``assert_eq!(X, L)`` / ``assert_ne!`` (either order), ``assert!((X - L).abs() < T)`` and a
-bare ``assert!(f(...))`` / ``assert!(!f(...))``, with ``L`` a constant (``vec![...]``, arrays,
+``assert_eq!(X, L)`` / ``assert_ne!`` (either order), ``assert!((X - L).abs() < T)``,
+``assert!(X < T)`` (``<=``: a one-sided bound) and a bare ``assert!(f(...))`` /
+``assert!(!f(...))``, with ``L`` a constant (``vec![...]``, arrays,
 tuples, strings with ``.to_string()`` / ``String::from``, chars, numbers with suffixes,
 ``Some``/``None``), become ``__unice_value(k, || ...)``: the program writes X's value
 (``__UniceSer``, implemented for the standard types; any other type is written opaque) and
@@ -136,11 +137,34 @@ def rust_check(call: str) -> tuple[str, Check] | None:
             return abs_check(inner, "rust", r"abs\s*\(", negate, call)
         if re.match(r"f(?:32|64)\s*::\s*abs\s*\(", text):
             return abs_check(text, "rust", r"f(?:32|64)\s*::\s*abs\s*\(", negate, call)
+        bound = _one_sided_bound(text)
+        if bound is not None:
+            actual, op, limit = bound
+            check = Check("rust", "below", limit, inclusive=op == "<=", negate=negate, text=call)
+            return actual, check
         if single_call(text) and not is_literal(text, "rust"):
             return text, Check("rust", "truthy", negate=negate, text=call)
     except (NotLiteral, ValueError, IndexError):
         return None
     return None
+
+
+def _one_sided_bound(text: str) -> tuple[str, str, int | float] | None:
+    """``(X, op, T)`` of ``X < T`` / ``X <= T`` (``truncate_number(&t1) < 0.000001``,
+    ``mad(v) - 2.0 / 3.0 < 0.000001``) with a numeric constant ``T``; None for anything
+    else, and for a text with another angle bracket (a generic, a shift, a closure's
+    ``->`` would make the ``<`` ambiguous)."""
+    found = top_level(text, ("<=", "<"))
+    if len(found) != 1 or text.count("<") != 1 or ">" in text:
+        return None
+    ((i, op),) = found
+    left, right = text[:i].strip(), text[i + len(op) :].strip()
+    if not left or is_literal(left, "rust") or not is_literal(right, "rust"):
+        return None
+    limit = parse_literal(right, "rust")
+    if isinstance(limit, bool) or not isinstance(limit, int | float):
+        return None
+    return left, op, limit
 
 
 def rust_computed(call: str, names: frozenset[str]) -> tuple[str, str, Check] | None:
