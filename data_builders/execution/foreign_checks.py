@@ -200,7 +200,10 @@ def _holds(check: Check, actual: Any) -> bool:
 def _compare(check: Check, actual: Any) -> bool:
     lang, op = check.language, check.op
     if op in ("poly", "poly_above"):
-        value = abs(poly(check.expected, actual))
+        xs, x = check.expected, actual
+        if lang == "go":  # typed values: []int coefficients, a float64 root
+            xs, x = _go_numbers(xs), _go_numbers(x)
+        value = abs(poly(xs, x))
         if op == "poly_above":
             return value > check.tol
         return value <= check.tol if check.inclusive else value < check.tol
@@ -288,6 +291,17 @@ def _java_compare(check: Check, actual: Any) -> bool:
             raise NullUnboxing
         return _holds_close(check, cpp_number(actual))
     raise ValueError(f"unknown check {op!r}")
+
+
+def _go_numbers(value: Any) -> Any:
+    """A Go number, or a slice of them, as Python numbers (``poly``'s operands)."""
+    if not isinstance(value, GoValue) or value.payload is None:
+        raise TypeError("not a Go number or slice")
+    if isinstance(value.payload, tuple):
+        return [_go_numbers(item) for item in value.payload]
+    if isinstance(value.payload, bool) or not isinstance(value.payload, int | float):
+        raise TypeError("not a Go number")
+    return value.payload
 
 
 def _holds_close(check: Check, number: float) -> bool:

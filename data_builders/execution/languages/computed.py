@@ -64,6 +64,8 @@ _DEFINITIONS = {
     # a function or method definition: name(params) [const] [throws ...] {
     "cpp": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?\{"),
     "java": re.compile(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:throws\s+[\w.,\s]+)?\{"),
+    # func [(receiver)] Name(params): a Go function or method
+    "go": re.compile(r"\bfunc\s+(?:\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\("),
     # fn name[<generics>](params): a Rust function (a lifetime's lone quote can hide one from
     # the mask: its assertions then stay in the program)
     "rust": re.compile(r"\bfn\s+([A-Za-z_]\w*)\s*(?:<[^(){};]*>)?\s*\("),
@@ -124,11 +126,14 @@ def sides(left: str, right: str, names: frozenset[str]) -> tuple[str, str, str] 
     return None
 
 
-def poly_property(text: str, abs_call: str, names: frozenset[str]) -> tuple[str, str, str] | None:
+def poly_property(
+    text: str, abs_call: str, names: frozenset[str], function: str = "poly"
+) -> tuple[str, str, str] | None:
     """``(x, xs, bound)`` of HumanEval's ``find_zero`` property ``abs(poly(xs, x)) OP T``
-    (``abs_call``: the language's ``abs(`` pattern; ``bound`` the text after the call) when
-    the program defines ``poly``; None otherwise."""
-    if "poly" not in names:
+    (``abs_call``: the language's ``abs(`` pattern; ``bound`` the text after the call;
+    ``function``: the name the language's prompt gives ``poly``, Go's ``Poly``) when the
+    program defines it; None otherwise."""
+    if function not in names:
         return None
     match = re.match(abs_call, text)
     if match is None:
@@ -138,7 +143,7 @@ def poly_property(text: str, abs_call: str, names: frozenset[str]) -> tuple[str,
     except ValueError:
         return None
     inner = text[match.end() : close].strip()
-    call = re.match(r"(?:[A-Za-z_]\w*\s*\.\s*)?poly\s*\(", inner)
+    call = re.match(rf"(?:[A-Za-z_]\w*\s*\.\s*)?{function}\s*\(", inner)
     if call is None or not inner.endswith(")"):
         return None
     try:
@@ -169,12 +174,13 @@ def poly_case(
     shown: str,
     negate: bool = False,
     above: bool = False,
+    function: str = "poly",
 ) -> tuple[str, str, Check] | None:
     """``(x, xs, check)`` of HumanEval's ``find_zero`` property read from ``text`` (see
     :func:`poly_property`), judged on the host; ``shown``: the assertion's text in the check.
     A ``> T`` bound is a ``poly_above`` check where the language's test can state one
     (``above``: Java's ``if (abs(...) > T) throw``), else None."""
-    prop = poly_property(text, abs_call, names)
+    prop = poly_property(text, abs_call, names, function)
     bound = poly_bound(prop[2]) if prop else None
     if prop is None or bound is None or (bound[0] == ">" and not above):
         return None

@@ -15,8 +15,11 @@ composite literals of built-in types: ``[]int{...}``, ``[2]float64{...}``, ``[][
 ``map[string]int{...}``, ``[2]interface{}{...}``) becomes ``__unice_value(k, func() interface{}
 { return X })``: the program writes X's value with its Go type (``reflect``), and the host
 applies testify's ``ObjectsAreEqual`` (``reflect.DeepEqual``: same types, a nil slice is not
-an empty one). ``assert.Equal(true, math.Abs(X - L) < T)`` becomes a value case on X. ``L`` is
-not in the driver; an import the rewritten test no longer uses becomes a blank import. The
+an empty one). ``assert.Equal(true, math.Abs(X - L) < T)`` becomes a value case on X. With a
+reference solution (``languages/computed.py``), ``assert.Equal(A, B)`` comparing the candidate
+with a value the test computes (``odd_sum``, ``strconv.Itoa(i)`` in a loop) and HumanEval's
+``math.Abs(Poly(xs, x)) < T`` are judged from the reference's run, where the test draws the
+same inputs in both runs (``same_inputs``). ``L`` is not in the driver; an import the rewritten test no longer uses becomes a blank import. The
 token is read by a package-level variable of the support file, which sorts first, so it is
 initialised before the program's package variables.
 """
@@ -31,6 +34,13 @@ from data_builders.execution.foreign_literals import NotLiteral
 from data_builders.execution.languages import go_build
 from data_builders.execution.languages.base import Driver, Language, Prelude, RunSpec, SplitError
 from data_builders.execution.languages.checks import abs_check
+from data_builders.execution.languages.computed import (
+    Reference,
+    calls_any,
+    computed_case,
+    poly_case,
+    sides,
+)
 from data_builders.execution.languages.go_literals import QUOTES, is_go_literal, parse_go_literal
 from data_builders.execution.languages.go_support import SUPPORT, SUPPORT_FILE
 from data_builders.execution.languages.source import (
@@ -41,6 +51,7 @@ from data_builders.execution.languages.source import (
     matching,
     replace_spans,
     split_top_level,
+    statement_of_function,
     strip_parens,
     top_level,
 )
@@ -91,6 +102,58 @@ def go_check(call: str, helpers: set[str] = frozenset()) -> tuple[str, Check] | 
         return None
 
 
+_TEST_FUNC = r"\bfunc\s+Test\w*\s*\(\s*\w+\s+\*\s*testing\.T\s*\)\s*\{"
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def go_computed(
+    call: str, names: frozenset[str], helpers: set[str]
+) -> tuple[str, str, Check] | None:
+    """``(candidate side, expected side, check)`` when ``assert.Equal(A, B)`` compares the
+    candidate with a value the test computes (``assert.Equal(odd_sum, F(lst))``,
+    ``assert.Equal(strconv.Itoa(i), ChangeBase(i, i+1))``), or is HumanEval's ``find_zero``
+    property ``assert.Equal(true, math.Abs(Poly(xs, x)) < T)``: ``languages/computed.py``.
+    None for anything else, and where a side calls a helper the test defines (``same(L,
+    X)``: its verdict would be the helper's, computed in the program's process)."""
+    match = re.match(r"assert\.Equal\s*\(", call)
+    if match is None:
+        return None
+    args = split_top_level(call[match.end() : -1], quotes=QUOTES)
+    if len(args) < 2 or calls_any(args[0], helpers) or calls_any(args[1], helpers):
+        return None
+    if args[0] == "true":
+        prop = poly_case(args[1], r"math\s*\.\s*Abs\s*\(", names, "go", call, function="Poly")
+        if prop is not None:
+            return prop
+    found = sides(args[0], args[1], names)
+    if found is None or found[2] != "reference":  # (Go has no pair value for "self")
+        return None
+    return found[0], found[1], Check("go", "eq", text=call, origin="reference")
+
+
+def same_inputs(test: str) -> bool:
+    """Whether the test draws the same inputs in every process, so that a reference run's
+    values are the expected values of the candidate's run: no clock, and ``math/rand`` only
+    through a generator seeded with a constant (``rand.New(rand.NewSource(42))``); its
+    global functions (``rand.Int31n``) are seeded at random since Go 1.20."""
+    if re.search(r"\btime\s*\.\s*Now\b", test):
+        return False
+    if any(
+        m.group(1) not in ("New", "NewSource") for m in re.finditer(r"\brand\s*\.\s*(\w+)", test)
+    ):
+        return False
+    seeds = re.findall(r"\brand\s*\.\s*NewSource\s*\(([^()]*)\)", test)
+    return all(re.fullmatch(r"\s*-?\d+\s*", seed) for seed in seeds)
+
+
+def _kept_in_use(sides_: tuple[str, str], written: str) -> str:
+    """``_ = v; `` for each side the driver no longer evaluates that is a bare variable, so
+    that Go does not reject the test's variable as declared and not used."""
+    return "".join(
+        f"_ = {side}; " for side in sides_ if side != written and _IDENTIFIER.fullmatch(side)
+    )
+
+
 _IMPORT_BLOCK = re.compile(r"\bimport\s*\(([^)]*)\)")
 
 
@@ -126,6 +189,10 @@ def join_program(source: str, test: str) -> str:
     return f"{head}\n{source}\n{body}\n"
 
 
+def _no_pair(first: str, second: str) -> str:
+    raise ValueError("Go compares no pair of the program's values on the host")
+
+
 class Go(Language):
     name = "go"
     stop_tokens = ("\nfunc", "struct", "\n// ")
@@ -133,6 +200,7 @@ class Go(Language):
     executables = ("go",)
     install_hint = "apt install golang-go golang-github-stretchr-testify-dev"
     token_protocol = True
+    reference_cases = True
     shared_cache_env = "GOCACHE"  # compiled standard library and testify, reused by every build
 
     def missing_toolchain(self) -> str | None:
@@ -161,7 +229,9 @@ class Go(Language):
             rows.append((fields["actual"], fields["expected"]))
         return match.start(), close + 1, rows
 
-    def _cases(self, test: str) -> tuple[list[tuple[int, int, str]], list[str], list[Check | None]]:
+    def _cases(
+        self, test: str, reference: Reference | None = None
+    ) -> tuple[list[tuple[int, int, str]], list[str], list[Check | None]]:
         table = self._table(test)
         if table is not None:  # MultiPL-E: one case per row, compared as MultiPL-E does
             start, end, rows = table
@@ -177,11 +247,21 @@ class Go(Language):
             raise SplitError("no assert.<Check>(...) or tests := []test{...} table in the Go test")
         edits, checks = [], []
         helpers = test_helpers(test)
+        if reference is not None and not same_inputs(test):
+            reference = None  # a reference run would see other inputs: no computed cases
         for k, (s, _, c) in enumerate(calls):
-            found = None if inside_loop(test, s, QUOTES) else go_check(test[s : c + 1], helpers)
+            call = test[s : c + 1]
+            in_loop = inside_loop(test, s, QUOTES)
+            found = None if in_loop else go_check(call, helpers)
+            keep = ""
+            wanted = found is None and reference is not None
+            if wanted and (in_loop or statement_of_function(test, s, _TEST_FUNC, QUOTES, False)):
+                computed = go_computed(call, reference.names, helpers)
+                found = computed_case(k, computed, in_loop, reference, _no_pair)
+                keep = _kept_in_use(computed[:2], found[0]) if computed and found else ""
             checks.append(found[1] if found else None)
             if found:
-                new = f"__unice_value({k}, func() interface{{}} {{ return {found[0]} }})"
+                new = f"__unice_value({k}, func() interface{{}} {{ {keep}return {found[0]} }})"
             else:
                 new = f"__unice_case({k}, func() bool {{ return {test[s : c + 1]} }})"
             edits.append((s, c + 1, new))
@@ -190,8 +270,8 @@ class Go(Language):
     def split(self, test: str) -> list[str]:
         return self._cases(test)[1]
 
-    def driver(self, source: str, test: str) -> Driver:
-        edits, calls, checks = self._cases(test)
+    def driver(self, source: str, test: str, reference: Reference | None = None) -> Driver:
+        edits, calls, checks = self._cases(test, reference)
         rewritten = replace_spans(test, edits)
         # testify's assert may now be used by no case: keep it used
         rewritten = re.sub(

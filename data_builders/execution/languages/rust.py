@@ -56,16 +56,14 @@ from data_builders.execution.languages.rust_support import (
     RUNTIME_LIB,
 )
 from data_builders.execution.languages.source import (
-    code_mask,
     find_calls,
     inside_loop,
-    matching,
     replace_spans,
     single_call,
     split_top_level,
+    statement_of_function,
     strip_parens,
     top_level,
-    top_level_statement,
 )
 
 _MACROS = r"assert(?:_eq|_ne)?!"
@@ -203,22 +201,6 @@ def rust_pair(first: str, second: str) -> str:
 _TEST_FN = r"(?:#\[test\]\s*fn\s+\w+|\bfn\s+main)\s*\(\s*\)\s*\{"
 
 
-def _statement_of_test_fn(test: str, start: int) -> bool:
-    """Whether the assertion at ``start`` is a statement of its test function's own body
-    (not inside an ``if``, a nested function, a block): it then runs once per test run."""
-    body_start = None
-    for match in re.finditer(_TEST_FN, test):
-        if match.end() <= start:
-            body_start = match.end()
-    if body_start is None:
-        return False
-    try:
-        close = matching(test, body_start - 1, code_mask(test))
-    except ValueError:
-        return False
-    return start < close and top_level_statement(test[body_start:close], start - body_start)
-
-
 @functools.lru_cache(maxsize=1)
 def _rustc() -> str | None:
     """The real compiler (not rustup's proxy, which needs $HOME inside the sandbox)."""
@@ -297,7 +279,7 @@ class Rust(Language):
             found = None if in_loop else rust_check(call)
             value = found[0] if found else ""
             wanted = found is None and reference is not None
-            if wanted and (in_loop or _statement_of_test_fn(test, start)):
+            if wanted and (in_loop or statement_of_function(test, start, _TEST_FN)):
                 computed = rust_computed(call, reference.names)
                 found = computed_case(k, computed, in_loop, reference, rust_pair)
                 value = f"&({found[0]})" if found else ""  # the test may use it again

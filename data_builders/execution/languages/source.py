@@ -329,11 +329,12 @@ def inside_loop(text: str, pos: int, quotes: str = "\"'") -> bool:
     return False
 
 
-def top_level_statement(body: str, start: int, quotes: str = "\"'") -> bool:
+def top_level_statement(body: str, start: int, quotes: str = "\"'", braceless: bool = True) -> bool:
     """Whether position ``start`` of a function's ``body`` begins a statement of the body
-    itself, not one inside a nested block (an ``if``, a loop) or a brace-less ``for (...)`` /
-    ``if (...)`` / ``else`` / ``do`` body: such a statement runs once per call of the
-    function, whatever the program's values are."""
+    itself, not one inside a nested block (an ``if``, a loop) or, where the language has them
+    (``braceless``: C, Java, JavaScript; not Go), a brace-less ``for (...)`` / ``if (...)`` /
+    ``else`` / ``do`` body: such a statement runs once per call of the function, whatever the
+    program's values are."""
     mask = code_mask(body, quotes)
     depth = 0
     for i in range(start):
@@ -344,5 +345,27 @@ def top_level_statement(body: str, start: int, quotes: str = "\"'") -> bool:
                 depth -= 1
     if depth != 0:
         return False
+    if not braceless:
+        return True
     before = body[:start].rstrip()
     return not before.endswith(")") and not re.search(r"\b(else|do)$", before)
+
+
+def statement_of_function(
+    text: str, start: int, header: str, quotes: str = "\"'", braceless: bool = True
+) -> bool:
+    """Whether position ``start`` of ``text`` begins a statement of the body of the last
+    function whose ``header`` (a pattern ending at its ``{``) comes before it: a test
+    function's own statement (:func:`top_level_statement`), which runs once per test run."""
+    body_start = None
+    for match in re.finditer(header, text):
+        if match.end() <= start:
+            body_start = match.end()
+    if body_start is None:
+        return False
+    try:
+        close = matching(text, body_start - 1, code_mask(text, quotes))
+    except ValueError:
+        return False
+    body = text[body_start:close]
+    return start < close and top_level_statement(body, start - body_start, quotes, braceless)
