@@ -66,7 +66,7 @@ GO_RIGHT = _POLY + (
 )
 _WRONG_TOTAL = "func Total(n int) int { return 0 }"
 GO_WRONG = _POLY + (
-    _WRONG_TOTAL + "\nfunc Show(i int) string { return \"x\" }\n"
+    _WRONG_TOTAL + '\nfunc Show(i int) string { return "x" }\n'
     "func FindZero(xs []int) float64 { return 100 }\n"
 )
 _FORGE = (
