@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from data_builders.execution.foreign_checks import Check
-from data_builders.execution.languages.source import code_mask, matching, split_top_level
+from data_builders.execution.languages.source import closing, code_mask, split_top_level
 
 _KEYWORDS = frozenset(
     [
@@ -138,18 +138,14 @@ def poly_property(
     match = re.match(abs_call, text)
     if match is None:
         return None
-    try:
-        close = matching(text, match.end() - 1, code_mask(text))
-    except ValueError:
+    close = closing(text, match.end() - 1)
+    if close is None:
         return None
     inner = text[match.end() : close].strip()
     call = re.match(rf"(?:[A-Za-z_]\w*\s*\.\s*)?{function}\s*\(", inner)
     if call is None or not inner.endswith(")"):
         return None
-    try:
-        if matching(inner, call.end() - 1, code_mask(inner)) != len(inner) - 1:
-            return None
-    except ValueError:
+    if closing(inner, call.end() - 1) != len(inner) - 1:
         return None
     args = split_top_level(inner[call.end() : -1])
     if len(args) != 2:

@@ -41,6 +41,7 @@ from data_builders.execution.languages.computed import (
 )
 from data_builders.execution.languages.cpp_support import MAIN, SUPPORT, SUPPORT_HEADERS
 from data_builders.execution.languages.source import (
+    closing,
     code_mask,
     find_calls,
     find_code,
@@ -198,10 +199,7 @@ def cpp_computed(assertion: str, test: str, names: frozenset[str]) -> tuple[str,
     same = re.match(r"issame\s*\(", text)
     if same:
         helper = issame_helper(test)
-        try:
-            whole = matching(text, same.end() - 1, code_mask(text)) == len(text) - 1
-        except ValueError:
-            return None
+        whole = closing(text, same.end() - 1) == len(text) - 1
         args = split_top_level(text[same.end() : -1])
         if helper is None or not whole or len(args) != 2:
             return None

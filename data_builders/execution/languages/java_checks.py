@@ -33,6 +33,7 @@ from data_builders.execution.languages.computed import (
     sides,
 )
 from data_builders.execution.languages.source import (
+    closing,
     code_mask,
     matching,
     single_call,
@@ -259,9 +260,8 @@ def _throwing_if(text: str) -> str | None:
     match = re.match(r"if\s*\(", text)
     if match is None:
         return None
-    try:
-        close = matching(text, match.end() - 1, code_mask(text))
-    except ValueError:
+    close = closing(text, match.end() - 1)
+    if close is None:
         return None
     throw = _THROW.match(text, close + 1)
     if throw is None or throw.end() != len(text) or bool(throw.group(1)) != bool(throw.group(2)):

@@ -74,6 +74,15 @@ def matching(text: str, open_index: int, mask: list[bool]) -> int:
     raise ValueError(f"no bracket closes the one at offset {open_index}")
 
 
+def closing(text: str, open_index: int, quotes: str = "\"'") -> int | None:
+    """Index of the bracket closing the one at ``open_index`` (outside strings and
+    comments), or None where it is unbalanced: a shape reader then declines the text."""
+    try:
+        return matching(text, open_index, code_mask(text, quotes))
+    except ValueError:
+        return None
+
+
 def split_top_level(text: str, sep: str = ",", quotes: str = "\"'") -> list[str]:
     """``text`` split at ``sep`` outside brackets, strings and comments (stripped parts).
 
@@ -225,9 +234,8 @@ def strip_parens(text: str, quotes: str = "\"'") -> str:
     """``text`` without blank space and the parentheses that enclose all of it."""
     text = text.strip()
     while text.startswith("(") and text.endswith(")"):
-        try:
-            close = matching(text, 0, code_mask(text, quotes))
-        except ValueError:
+        close = closing(text, 0, quotes)
+        if close is None:
             return text
         if close != len(text) - 1:
             break
@@ -363,9 +371,8 @@ def statement_of_function(
             body_start = match.end()
     if body_start is None:
         return False
-    try:
-        close = matching(text, body_start - 1, code_mask(text, quotes))
-    except ValueError:
+    close = closing(text, body_start - 1, quotes)
+    if close is None:
         return False
     body = text[body_start:close]
     return start < close and top_level_statement(body, start - body_start, quotes, braceless)
