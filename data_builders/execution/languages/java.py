@@ -41,6 +41,7 @@ from data_builders.execution.languages.java_checks import (
 )
 from data_builders.execution.languages.java_support import SUPPORT
 from data_builders.execution.languages.source import (
+    closing,
     code_mask,
     find_code,
     matching,
@@ -57,6 +58,25 @@ _MAIN = (
 )
 _CLASS_NAME = re.compile(r"\bclass\s+(\w+)")
 _PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:final\s+)?class\s+(\w+)")
+
+
+def enclosing_class(text: str, at: int) -> str | None:
+    """The innermost class whose body holds position ``at`` (where ``main`` is declared: the
+    class the JVM is told to run). A class declared before ``main`` that ends before it, as
+    a helper class local to a method (``class IsPrime { ... }`` in MultiPL-E's
+    ``HumanEval_75_java``), is not the owner, though it is the last ``class`` before it."""
+    mask = code_mask(text)
+    owner = None
+    for match in _CLASS_NAME.finditer(text[:at]):
+        if not mask[match.start()]:
+            continue
+        brace = next((i for i in range(match.end(), at) if mask[i] and text[i] == "{"), None)
+        close = closing(text, brace) if brace is not None else None
+        if close is not None and brace < at < close:
+            owner = match.group(1)
+    return owner
+
+
 _CORRECT = re.compile(r"List\s*<\s*Boolean\s*>\s+correct\s*=\s*Arrays\.asList\s*\(")
 _CORRECT_CHECK = re.compile(
     r"if\s*\(\s*correct\.contains\s*\(\s*false\s*\)\s*\)\s*\{?\s*throw\s+new\s+AssertionError\s*\([^)]*\)\s*;\s*\}?\s*$"
@@ -179,10 +199,7 @@ class Java(Language):
         )
         rewritten = replace_spans(test, edits)
         text = f"{source}\n{rewritten}\n"
-        main_at = len(source) + 1 + h_start
-        mask = code_mask(text)
-        owners = [m for m in _CLASS_NAME.finditer(text[:main_at]) if mask[m.start()]]
-        main_class = owners[-1].group(1) if owners else "Main"
+        main_class = enclosing_class(text, len(source) + 1 + h_start) or "Main"
         public = _PUBLIC_CLASS.search(text)
         file = f"{public.group(1) if public else main_class}.java"
         return Driver({file: text}, len(cases), f"{main_class} {file}", checks=tuple(checks))
