@@ -210,6 +210,11 @@ def test_go_shapes_and_semantics() -> None:
     assert '_ "math"' in blank_unused_imports(text) and '\n    "testing"' in blank_unused_imports(
         text
     )
+    # only an import the program and test as written used: one they never used stays, and
+    # fails to compile as in Go (MultiPL-E's HumanEval_27_go prompt imports "strings")
+    used = text.replace("{}", "{ _ = math.Pi }")
+    assert '_ "math"' in blank_unused_imports(text, original=used)
+    assert '_ "math"' not in blank_unused_imports(text, original=text)
 
 
 def test_rust_shapes_and_semantics() -> None:

@@ -157,9 +157,13 @@ def _kept_in_use(sides_: tuple[str, str], written: str) -> str:
 _IMPORT_BLOCK = re.compile(r"\bimport\s*\(([^)]*)\)")
 
 
-def blank_unused_imports(text: str) -> str:
+def blank_unused_imports(text: str, original: str | None = None) -> str:
     """``text`` with every import it no longer uses made a blank import (``_ "math"``): a
-    value case can take the last use of a package out of the test."""
+    value case can take the last use of a package out of the test. With ``original`` (the
+    program and test as written), only the imports ``original`` uses: an import the program
+    never used stays, and fails to compile as it does in Go (MultiPL-E's
+    ``HumanEval_27_go`` prompt imports ``strings``; a completion without it is a
+    ``SyntaxError`` there)."""
     block = _IMPORT_BLOCK.search(text)
     if block is None:
         return text
@@ -169,10 +173,20 @@ def blank_unused_imports(text: str) -> str:
         path = re.fullmatch(r'\s*"([\w./-]+)"\s*', line)
         if path:
             name = path.group(1).rsplit("/", 1)[-1]
-            if find_code(rest, rf"(?<![\w.]){re.escape(name)}\s*\.", QUOTES) is None:
+            used = rf"(?<![\w.]){re.escape(name)}\s*\."
+            if find_code(rest, used, QUOTES) is None and (
+                original is None or _uses_import(original, used)
+            ):
                 line = line.replace(f'"{path.group(1)}"', f'_ "{path.group(1)}"')
         lines.append(line)
     return text[: block.start(1)] + "\n".join(lines) + text[block.end(1) :]
+
+
+def _uses_import(text: str, used: str) -> bool:
+    """Whether ``text`` (outside its import block) uses a package by the ``used`` pattern."""
+    block = _IMPORT_BLOCK.search(text)
+    rest = text if block is None else text[: block.start()] + text[block.end() :]
+    return find_code(rest, used, QUOTES) is not None
 
 
 def join_program(source: str, test: str) -> str:
@@ -277,7 +291,7 @@ class Go(Language):
         rewritten = re.sub(
             r"(\bassert\s*:=\s*assert\.New\(\s*t\s*\))", r"\1; _ = assert", rewritten, count=1
         )
-        text = blank_unused_imports(join_program(source, rewritten))
+        text = blank_unused_imports(join_program(source, rewritten), join_program(source, test))
         files = {"main_test.go": text, SUPPORT_FILE: SUPPORT}
         main = go_build.testmain(text, QUOTES)  # (built directly: go_build.py)
         files.update({go_build.TESTMAIN_FILE: main} if main is not None else {})
