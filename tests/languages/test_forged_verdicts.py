@@ -371,6 +371,7 @@ func TestAll(t *testing.T) {
     assert.Equal(true, math.Abs(H(1)-0.5) < 1e-6)
     assert.Equal("two", S(1))
     assert.Equal(false, B(1))
+    _, _ = fmt.Sprint(), os.Args // the attacks' packages, used (Go rejects an unused import)
 }
 """
 GO_RIGHT = (

@@ -17,8 +17,8 @@ from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
 
-# Short limits: every looping case costs one of them; after the first timeout, 0.2 s each
-FAST = dataclasses.replace(LIMITS, timeout=0.3, after_timeout=0.2)
+# Short limits: every looping case costs one of them; after the first timeout, 0.1 s each
+FAST = dataclasses.replace(LIMITS, timeout=0.2, after_timeout=0.1)
 P, T = "pass", "timeout"
 
 LOOPS = {  # f(1) returns; every later call loops
