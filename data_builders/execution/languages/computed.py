@@ -193,13 +193,13 @@ def computed_case(
     found: tuple[str, str, Check] | None,
     in_loop: bool,
     reference: Reference,
-    pair: Callable[[str, str], str],
+    pair: Callable[[str, str], str] | None,
 ) -> tuple[str, Check] | None:
     """The expression case ``k``'s driver writes and its check, for an assertion whose
     expected side the test computes (``found``: the language's ``(candidate side, expected
     side, check)``); None: in the program. The candidate writes its side (both, as the
-    language's ``pair`` expression, for ``origin == "self"``); the reference writes the
-    expected side."""
+    language's ``pair`` expression, for ``origin == "self"``; a language without one, Go,
+    leaves that assertion in the program); the reference writes the expected side."""
     if found is None:
         return None
     candidate, expected, check = found
@@ -208,5 +208,5 @@ def computed_case(
     if reference.role == "reference":
         return (expected, check) if check.origin == "reference" else None
     if check.origin == "self":
-        return pair(candidate, expected), check
+        return (pair(candidate, expected), check) if pair is not None else None
     return (candidate, check) if k in reference.enabled else None

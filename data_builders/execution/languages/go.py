@@ -126,9 +126,9 @@ def go_computed(
         if prop is not None:
             return prop
     found = sides(args[0], args[1], names)
-    if found is None or found[2] != "reference":  # (Go has no pair value for "self")
+    if found is None:
         return None
-    return found[0], found[1], Check("go", "eq", text=call, origin="reference")
+    return found[0], found[1], Check("go", "eq", text=call, origin=found[2])
 
 
 def same_inputs(test: str) -> bool:
@@ -167,7 +167,8 @@ def blank_unused_imports(text: str, original: str | None = None) -> str:
     block = _IMPORT_BLOCK.search(text)
     if block is None:
         return text
-    rest = text[: block.start()] + text[block.end() :]
+    rest = _outside_imports(text)
+    before = _outside_imports(original) if original is not None else None
     lines = []
     for line in block.group(1).split("\n"):
         path = re.fullmatch(r'\s*"([\w./-]+)"\s*', line)
@@ -175,18 +176,17 @@ def blank_unused_imports(text: str, original: str | None = None) -> str:
             name = path.group(1).rsplit("/", 1)[-1]
             used = rf"(?<![\w.]){re.escape(name)}\s*\."
             if find_code(rest, used, QUOTES) is None and (
-                original is None or _uses_import(original, used)
+                before is None or find_code(before, used, QUOTES) is not None
             ):
                 line = line.replace(f'"{path.group(1)}"', f'_ "{path.group(1)}"')
         lines.append(line)
     return text[: block.start(1)] + "\n".join(lines) + text[block.end(1) :]
 
 
-def _uses_import(text: str, used: str) -> bool:
-    """Whether ``text`` (outside its import block) uses a package by the ``used`` pattern."""
+def _outside_imports(text: str) -> str:
+    """``text`` without its import block: where a package's uses are looked for."""
     block = _IMPORT_BLOCK.search(text)
-    rest = text if block is None else text[: block.start()] + text[block.end() :]
-    return find_code(rest, used, QUOTES) is not None
+    return text if block is None else text[: block.start()] + text[block.end() :]
 
 
 def join_program(source: str, test: str) -> str:
@@ -201,10 +201,6 @@ def join_program(source: str, test: str) -> str:
     if source_header:
         source = source[source_header.end() :]
     return f"{head}\n{source}\n{body}\n"
-
-
-def _no_pair(first: str, second: str) -> str:
-    raise ValueError("Go compares no pair of the program's values on the host")
 
 
 class Go(Language):
@@ -271,7 +267,7 @@ class Go(Language):
             wanted = found is None and reference is not None
             if wanted and (in_loop or statement_of_function(test, s, _TEST_FUNC, QUOTES, False)):
                 computed = go_computed(call, reference.names, helpers)
-                found = computed_case(k, computed, in_loop, reference, _no_pair)
+                found = computed_case(k, computed, in_loop, reference, None)  # no pair value
                 keep = _kept_in_use(computed[:2], found[0]) if computed and found else ""
             checks.append(found[1] if found else None)
             if found:

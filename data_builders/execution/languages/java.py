@@ -71,7 +71,7 @@ def enclosing_class(text: str, at: int) -> str | None:
         if not mask[match.start()]:
             continue
         brace = next((i for i in range(match.end(), at) if mask[i] and text[i] == "{"), None)
-        close = closing(text, brace) if brace is not None else None
+        close = closing(text, brace, mask=mask) if brace is not None else None
         if close is not None and brace < at < close:
             owner = match.group(1)
     return owner

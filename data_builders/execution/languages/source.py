@@ -74,11 +74,14 @@ def matching(text: str, open_index: int, mask: list[bool]) -> int:
     raise ValueError(f"no bracket closes the one at offset {open_index}")
 
 
-def closing(text: str, open_index: int, quotes: str = "\"'") -> int | None:
+def closing(
+    text: str, open_index: int, quotes: str = "\"'", mask: list[bool] | None = None
+) -> int | None:
     """Index of the bracket closing the one at ``open_index`` (outside strings and
-    comments), or None where it is unbalanced: a shape reader then declines the text."""
+    comments; ``mask``: ``code_mask(text, quotes)`` where the caller has it already), or None
+    where it is unbalanced: a shape reader then declines the text."""
     try:
-        return matching(text, open_index, code_mask(text, quotes))
+        return matching(text, open_index, mask if mask is not None else code_mask(text, quotes))
     except ValueError:
         return None
 
