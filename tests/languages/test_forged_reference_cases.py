@@ -28,6 +28,14 @@ def run(ex, language: str, source: str, test: str, reference: str):
     return ex.run(Program(source, test, language=language, reference=reference))
 
 
+def run_attacks(ex, language: str, attacks: dict[str, str], test: str, reference: str) -> dict:
+    """Every attack's result by name, run two at a time (``map``: the builds in parallel)."""
+    need(language)
+    names = sorted(attacks)
+    programs = [Program(attacks[n], test, language=language, reference=reference) for n in names]
+    return dict(zip(names, ex.map(programs), strict=True))
+
+
 def assert_no_pass(result, attack: str) -> None:
     assert "pass" not in statuses(result), (attack, [(o.status, o.detail) for o in result.outcomes])
     assert result.judged_in_program == 0

@@ -19,8 +19,8 @@ from data_builders.execution.languages import get_language
 from data_builders.execution.languages.computed import Reference, defined_names
 from data_builders.execution.languages.go import same_inputs
 from data_builders.execution.types import Program, ProgramResult
-from tests.languages.conftest import need, statuses
-from tests.languages.test_forged_reference_cases import assert_no_pass, run
+from tests.languages.conftest import statuses
+from tests.languages.test_forged_reference_cases import assert_no_pass, run, run_attacks
 
 pytestmark = pytest.mark.slow  # a Go build per program
 
@@ -99,11 +99,7 @@ GO_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def attacked(foreign) -> dict[str, ProgramResult]:
-    """Every attack's result, run two at a time (``map``: the builds in parallel)."""
-    need("go")
-    names = sorted(GO_ATTACKS)
-    programs = [Program(GO_ATTACKS[n], GO_TEST, language="go", reference=GO_RIGHT) for n in names]
-    return dict(zip(names, foreign.map(programs), strict=True))
+    return run_attacks(foreign, "go", GO_ATTACKS, GO_TEST, GO_RIGHT)
 
 
 @pytest.mark.parametrize("attack", sorted(GO_ATTACKS))

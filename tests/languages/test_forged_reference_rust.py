@@ -16,8 +16,8 @@ import pytest
 from data_builders.execution.languages import get_language
 from data_builders.execution.languages.computed import Reference, defined_names
 from data_builders.execution.types import Program, ProgramResult
-from tests.languages.conftest import need, statuses
-from tests.languages.test_forged_reference_cases import assert_no_pass, run
+from tests.languages.conftest import statuses
+from tests.languages.test_forged_reference_cases import assert_no_pass, run, run_attacks
 
 pytestmark = pytest.mark.slow  # a Rust build per program
 
@@ -102,13 +102,7 @@ RUST_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def attacked(foreign) -> dict[str, ProgramResult]:
-    """Every attack's result, run two at a time (``map``: the builds in parallel)."""
-    need("rust")
-    names = sorted(RUST_ATTACKS)
-    programs = [
-        Program(RUST_ATTACKS[n], RUST_TEST, language="rust", reference=RUST_RIGHT) for n in names
-    ]
-    return dict(zip(names, foreign.map(programs), strict=True))
+    return run_attacks(foreign, "rust", RUST_ATTACKS, RUST_TEST, RUST_RIGHT)
 
 
 @pytest.mark.parametrize("attack", sorted(RUST_ATTACKS))
