@@ -41,6 +41,7 @@ class Sample:
     task_id: str = ""
     origin: str = ""
     language: str = DEFAULT_LANGUAGE
+    generator: str = ""
 
     def labels(self) -> list[float]:
         """``[PassRatio, Executability, Passability]`` as floats."""
@@ -67,6 +68,7 @@ def _to_sample(record: dict[str, Any], where: str, origin: str = "") -> Sample:
         task_id=str(record.get("task_id") or record.get("id", where)),
         origin=origin,
         language=language,
+        generator=str(record.get("generator") or ""),
     )
 
 

@@ -1,0 +1,120 @@
+"""Generator families: which model wrote a program, grouped, for transfer dev sets and balance.
+
+Why: users score programs of *other* models than the ones CodeScore trained on. A dev set whose
+programs come from the training generators rewards fitting them; a dev set of programs written by
+a family that contributes no training program measures transfer (issue 43). The same grouping
+lets batches be balanced by family, so hundreds of passing programs of one strong model do not
+teach "looks like that model, passes".
+
+A family is a list of shell-style patterns (``fnmatch``) over a row's ``generator`` field
+(``"gpt-4-turbo/cot"``, ``"local:SmolLM2-135M-Instruct.Q4_1"``); the first family with a
+matching pattern wins, in the order the configuration lists them. Families are configuration
+(``data.families`` in ``configs/data/transfer.yaml``), never constants here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
+from typing import Protocol, TypeVar
+
+from unice.errors import DatasetFormatError
+
+NO_GENERATOR = "<none>"
+"""What a row without a ``generator`` field reads as (a reference solution, a mutant)."""
+
+
+class _HasGenerator(Protocol):
+    generator: str
+
+
+S = TypeVar("S", bound=_HasGenerator)
+
+
+def family_of(generator: str, families: Mapping[str, Sequence[str]]) -> str | None:
+    """The first family (in configuration order) with a pattern matching ``generator``."""
+    name = generator or NO_GENERATOR
+    for family, patterns in families.items():
+        if any(fnmatchcase(name, pattern) for pattern in patterns):
+            return family
+    return None
+
+
+def families_of(
+    samples: Sequence[_HasGenerator], families: Mapping[str, Sequence[str]], what: str
+) -> list[str]:
+    """Each sample's family; a generator no family names is an error, so a new generator
+    never lands in training or dev unnoticed (the fix: add a pattern to ``data.families``)."""
+    out: list[str] = []
+    unknown: Counter[str] = Counter()
+    for sample in samples:
+        family = family_of(sample.generator, families)
+        if family is None:
+            unknown[sample.generator or NO_GENERATOR] += 1
+        out.append(family or "")
+    if unknown:
+        named = ", ".join(f"{g!r} ({n})" for g, n in unknown.most_common(5))
+        raise DatasetFormatError(
+            f"{what}: {sum(unknown.values())} rows of generators no family names: {named}; "
+            "add a pattern for them to data.families (configs/data/transfer.yaml)"
+        )
+    return out
+
+
+def hold_out_family(
+    train: Sequence[S],
+    dev: Sequence[S],
+    families: Mapping[str, Sequence[str]],
+    holdout: str,
+) -> tuple[list[S], list[S]]:
+    """``(train without the family, dev of the family only)``.
+
+    Why both: a family held out contributes no training program, and the dev rows are its
+    programs alone, so the dev figure reads how CodeScore does on a model it never saw.
+    """
+    if holdout not in families:
+        raise DatasetFormatError(
+            f"data.holdout_family={holdout!r} is not a family of data.families "
+            f"({', '.join(families)})"
+        )
+    train_families = families_of(train, families, "train split")
+    dev_families = families_of(dev, families, "dev split")
+    kept_train = [s for s, f in zip(train, train_families, strict=True) if f != holdout]
+    kept_dev = [s for s, f in zip(dev, dev_families, strict=True) if f == holdout]
+    if not kept_dev:
+        raise DatasetFormatError(
+            f"held-out family {holdout!r} has no dev rows in data.dev_dirs: add the folder "
+            "holding its programs of the dev problems to data.dev_dirs"
+        )
+    return kept_train, kept_dev
+
+
+def balance_weights(
+    samples: Sequence[_HasGenerator],
+    families: Mapping[str, Sequence[str]],
+    passed: Sequence[bool],
+    by_label: bool = True,
+) -> list[float]:
+    """A weight per sample whose sums are equal across families and, within a family, equal
+    for passing and failing programs (``by_label``); the weights average 1.
+
+    Why weights and not resampling rows: the batch sampler keeps candidates of one problem
+    together for the within-problem ranking term, so it reweights those groups (the mean of
+    their members' weights), and the groups stay intact.
+    """
+    keys = families_of(samples, families, "train split")
+    cells = [(f, bool(p)) if by_label else (f, True) for f, p in zip(keys, passed, strict=True)]
+    per_cell = Counter(cells)
+    cells_of_family = Counter(f for f, _ in per_cell)
+    n_families = len(cells_of_family)
+    total = len(samples)
+    # each family gets total / n_families; each of its cells an equal share of that
+    return [total / n_families / cells_of_family[cell[0]] / per_cell[cell] for cell in cells]
+
+
+def family_counts(
+    samples: Sequence[_HasGenerator], families: Mapping[str, Sequence[str]], what: str
+) -> dict[str, int]:
+    """Rows per family, for the run's log (what was trained and judged on)."""
+    return dict(sorted(Counter(families_of(samples, families, what)).items()))
