@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES = (
     "data_builders.merge",
     "data_builders.sample",
     "data_builders.coverage",
+    "data_builders.fetch",
 )
 
 
