@@ -22,6 +22,13 @@ intervals over generators). For HE-Eval, the reference-free table: CodeScore NL-
 checkpoint has that format) beside a seeded random score (expected example-level tau 0) and any
 reference-free scores passed in (``--reference-free-scores FILE.jsonl``, keyed by row id, or
 ``--reference-free-columns NAME`` for columns already in the HE-Eval report).
+
+The fine-tuned setting (the paper's second HE-Eval setting; issue 43 item 5), with
+``--finetuned-he DIR [--finetuned-he-multi DIR] --finetuned-checkpoint PATH``: the evaluations of
+the model trained with HumanEval problems 0-81, on problems 82-163 only, each holding the
+zero-shot model's columns for the same rows (``zero-shot <column>``, scripts/zero_shot_scores.py).
+Its section has the same tables and verdict (the zero-shot columns are no baseline), and the
+paired difference fine-tuned minus zero-shot on the same problem resamples.
 """
 
 from __future__ import annotations
@@ -45,6 +52,12 @@ FORMAT_NAMES = {suffix[1:] or "avg": name for suffix, name in FORMAT_COLUMNS.ite
 """``primary_format`` (``ref``, ``nl``, ``ref_nl``, ``avg``) -> evaluate.py's column name."""
 NL_ONLY = FORMAT_NAMES["nl"]
 HE_EVAL = "HE-Eval (CodeGen-16B)"
+HE_MULTI = "HumanEval, 39 other generators"
+ZERO_SHOT_PREFIX = "zero-shot "
+"""The zero-shot model's columns in the fine-tuned evaluations (scripts/zero_shot_scores.py)."""
+ZERO_SHOT_KIND = "zero-shot"
+"""Their kind here: a CodeScore model, so neither a baseline in the verdict nor the primary."""
+NOT_BASELINES = ("codescore", ZERO_SHOT_KIND)
 TARGETS = {"kendall": 0.50, "spearman": 0.66, "mae": 0.22}
 """The paper's UniXcoder zero-shot HE-Eval figures (Ref&NL, L_Uni)."""
 
@@ -86,7 +99,7 @@ def summarise(report: dict[str, Any]) -> list[dict[str, Any]]:
     for metric in report["metrics"]:
         exec_metrics = metric.get("exec") or {}
         shared = common.get(metric["name"], {})
-        mae = metric.get("mae") if metric["kind"] == "codescore" else None
+        mae = metric.get("mae") if metric["kind"] in NOT_BASELINES else None
         rows.append(
             {
                 "name": metric["name"],
@@ -126,7 +139,7 @@ def verdict(
     crosses 0, ``n/a`` without one. Empty when the primary column or the baselines are absent.
     """
     ours = next((r for r in rows if r["name"] == primary), None)
-    baselines = [r for r in rows if r["kind"] != "codescore"]
+    baselines = [r for r in rows if r["kind"] not in NOT_BASELINES]
     if ours is None or not baselines:
         return {}
     differences = ((paired or {}).get("differences") or {}).get(primary) or {}
@@ -357,7 +370,7 @@ def system_level(report: dict[str, Any]) -> dict[str, Any] | None:
         }
         for name, m in system["metrics"].items()
     ]
-    rows.sort(key=lambda r: r["kind"] != "codescore")  # CodeScore columns first, stable
+    rows.sort(key=lambda r: r["kind"] not in NOT_BASELINES)  # CodeScore columns first, stable
     return {
         "n_systems": system["n_systems"],
         "n_resamples": system.get("n_resamples"),
@@ -388,7 +401,7 @@ def system_lines(system: dict[str, Any] | None, primary: str) -> list[str]:
             f"{_fmt(r['pearson'])}{_ci(r['pearson_ci'])} |"
         )
     ours = next((r for r in system["rows"] if r["name"] == primary), None)
-    others = [r for r in system["rows"] if r["kind"] != "codescore"]
+    others = [r for r in system["rows"] if r["kind"] not in NOT_BASELINES]
     if ours and others:
         best = max(others, key=lambda r: _finite(r["kendall"]))
         lines += [
@@ -428,6 +441,132 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def mark_zero_shot(report: dict[str, Any], prefix: str = ZERO_SHOT_PREFIX) -> list[str]:
+    """Give the zero-shot model's columns of a fine-tuned evaluation (external score files to
+    evaluate.py) the kind :data:`ZERO_SHOT_KIND`, in the metrics and the system-level section, so
+    no table takes them for a baseline; returns their names."""
+    names = [m["name"] for m in report["metrics"] if m["name"].startswith(prefix)]
+    for metric in report["metrics"]:
+        if metric["name"] in names:
+            metric["kind"] = ZERO_SHOT_KIND
+    for name, metric in ((report.get("system_level") or {}).get("metrics") or {}).items():
+        if name in names:
+            metric["kind"] = ZERO_SHOT_KIND
+    return names
+
+
+def against_zero_shot(
+    report: dict[str, Any], primary: str, prefix: str = ZERO_SHOT_PREFIX
+) -> dict[str, Any]:
+    """Fine-tuned minus zero-shot (the primary column of each) at both levels, with the paired
+    interval of evaluate.py's bootstrap (the same problem resamples); empty without both."""
+    zero_shot = prefix + primary
+    paired = report.get("paired") or {}
+    difference = ((paired.get("differences") or {}).get(primary) or {}).get(zero_shot)
+    if not difference:
+        return {}
+    common = paired.get("common") or {}
+    return {
+        level: {
+            "finetuned": _number((common.get(primary) or {}).get(level)),
+            "zero_shot": _number((common.get(zero_shot) or {}).get(level)),
+            "zero_shot_column": zero_shot,
+            **difference[level],
+        }
+        for level in LEVELS
+        if level in difference
+    }
+
+
+def against_zero_shot_lines(delta: dict[str, Any], primary: str) -> list[str]:
+    if not delta:
+        return []
+    lines = [
+        "",
+        f"Fine-tuned {primary} minus the zero-shot model's, same rows, paired bootstrap over "
+        "problems:",
+        "",
+        "| level | fine-tuned | zero-shot | difference [95% CI] | interval says |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for level, d in delta.items():
+        lines.append(
+            f"| {level.replace('_', ' ')} | {_fmt(d['finetuned'])} | {_fmt(d['zero_shot'])} | "
+            f"{_fmt(d['difference'])} [{_fmt(d['low'])}, {_fmt(d['high'])}] | {d['verdict']} |"
+        )
+    return lines
+
+
+def set_section(
+    title: str,
+    folder: Path,
+    primary: str,
+    heading: str = "##",
+    free: tuple[list[Path], list[str], int] | None = None,
+    finetuned: bool = False,
+) -> tuple[dict[str, Any], list[str]]:
+    """One evaluated set's part of the report: (its report.json entry, its markdown lines).
+
+    ``free`` (reference-free score files, column names, random seed) adds the reference-free
+    table; ``finetuned`` reads the zero-shot columns of a fine-tuned evaluation as such and adds
+    the fine-tuned-minus-zero-shot table.
+    """
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    zero_shot = mark_zero_shot(report) if finetuned else []
+    rows = summarise(report)
+    check = verdict(rows, primary, report.get("paired"))
+    entry: dict[str, Any] = {
+        "report": str(folder / "report.json"),
+        "label": report["settings"].get("label", "pass_ratio")
+        if isinstance(report.get("settings"), dict)
+        else "pass_ratio",
+        "data": report["data"],
+        "metrics": rows,
+        "verdict": check,
+    }
+    lines = ["", f"{heading} {title}", "", f"`{folder}/report.md` has CIs, Exec metrics and plots."]
+    if zero_shot:
+        lines += [
+            "",
+            f"{', '.join(zero_shot)}: the zero-shot model's scores of the same programs (a "
+            "CodeScore model beside the fine-tuned one, not a baseline).",
+        ]
+    lines.append("")
+    lines += table(rows)
+    lines.append("")
+    lines += verdict_lines(check)
+    if finetuned:
+        entry["against_zero_shot"] = against_zero_shot(report, primary)
+        lines += against_zero_shot_lines(entry["against_zero_shot"], primary)
+    extra: list[dict[str, Any]] = []
+    if free is not None:
+        files, named, seed = free
+        note = ""
+        try:
+            extra = score_after(report, files, seed, root=ROOT)
+        except EvaluationError as exc:
+            if files:  # asked for explicitly: no silent omission
+                raise SystemExit(f"error: --reference-free-scores: {exc}") from None
+            note = f"Random score not computed: {exc}"
+        entry["reference_free"] = reference_free(report, extra, named)
+        lines += reference_free_lines(entry["reference_free"], note)
+    entry["best_of_n"] = selection(report, extra)
+    lines += selection_lines(entry["best_of_n"])
+    entry["system_level"] = system_level(report)
+    lines += system_lines(entry["system_level"], primary)
+    return entry, lines
+
+
+def training_lines(checkpoint: Path, title: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The run's ``metrics.json`` (beside its ``best`` folder) and its best dev figures."""
+    metrics_file = checkpoint.parent / "metrics.json"
+    if not metrics_file.is_file():
+        return None, []
+    training = json.loads(metrics_file.read_text(encoding="utf-8"))
+    best = {k: v for k, v in training.items() if k.startswith("best/")}
+    return training, ["", title, "", ", ".join(f"{k[5:]} {_fmt(v)}" for k, v in best.items())]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -456,18 +595,29 @@ def main() -> int:
         default=EXPERIMENT,
         help="config whose protocol.primary_format names the verdict's column",
     )
+    parser.add_argument("--finetuned-checkpoint", type=Path, help="the fine-tuned run's best")
+    parser.add_argument(
+        "--finetuned-he", type=Path, help="evaluate.py output folder: fine-tuned model, HE-Eval"
+    )
+    parser.add_argument(
+        "--finetuned-he-multi", type=Path, help="the same on the 39 generators' programs"
+    )
+    parser.add_argument("--finetuned-tasks", default="82-163", help="the problems scored there")
     args = parser.parse_args()
     primary = primary_column(args.experiment)
+    if (args.finetuned_he_multi or args.finetuned_checkpoint) and not args.finetuned_he:
+        raise SystemExit("error: the fine-tuned setting needs --finetuned-he (its HE-Eval folder)")
 
     sets = {HE_EVAL: args.he}
     if args.he_multi:
-        sets["HumanEval, 39 other generators"] = args.he_multi
+        sets[HE_MULTI] = args.he_multi
     result: dict[str, Any] = {
         "checkpoint": str(args.checkpoint),
         "primary_column": primary,
         "sets": {},
     }
-    lines = ["# `make quality`: CodeScore zero-shot on HumanEval", ""]
+    title = "zero-shot and fine-tuned" if args.finetuned_he else "zero-shot"
+    lines = [f"# `make quality`: CodeScore {title} on HumanEval", ""]
     lines.append(
         f"Checkpoint `{args.checkpoint}` (trained by `+experiment=zeroshot_cpu` on real MBPP and "
         "generations (and APPS with WITH_APPS=1); no HumanEval problem in training). Every row of a "
@@ -477,47 +627,14 @@ def main() -> int:
         "only (trained to output PassRatio; the baselines are calibrated to nothing here)."
     )
     for title, folder in sets.items():
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        rows = summarise(report)
-        data = report["data"]
-        check = verdict(rows, primary, report.get("paired"))
-        result["sets"][title] = {
-            "report": str(folder / "report.json"),
-            "label": report["settings"].get("label", "pass_ratio")
-            if isinstance(report.get("settings"), dict)
-            else "pass_ratio",
-            "data": data,
-            "metrics": rows,
-            "verdict": check,
-        }
-        lines += [
-            "",
-            f"## {title}",
-            "",
-            f"`{folder}/report.md` has CIs, Exec metrics and plots.",
-            "",
-        ]
-        lines += table(rows)
-        lines.append("")
-        lines += verdict_lines(check)
-        extra: list[dict[str, Any]] = []
-        if title == HE_EVAL:
-            note = ""
-            try:
-                extra = score_after(report, args.reference_free_scores, args.seed, root=ROOT)
-            except EvaluationError as exc:
-                if args.reference_free_scores:  # asked for explicitly: no silent omission
-                    raise SystemExit(f"error: --reference-free-scores: {exc}") from None
-                note = f"Random score not computed: {exc}"
-            free = reference_free(report, extra, args.reference_free_columns)
-            result["sets"][title]["reference_free"] = free
-            lines += reference_free_lines(free, note)
-        best = selection(report, extra)
-        result["sets"][title]["best_of_n"] = best
-        lines += selection_lines(best)
-        system = system_level(report)
-        result["sets"][title]["system_level"] = system
-        lines += system_lines(system, primary)
+        free = (
+            (args.reference_free_scores, args.reference_free_columns, args.seed)
+            if title == HE_EVAL
+            else None
+        )
+        entry, section = set_section(title, folder, primary, "##", free)
+        result["sets"][title] = entry
+        lines += section
     he_rows = result["sets"][HE_EVAL]["metrics"]
     ref_nl = next((r for r in he_rows if r["name"] == "CodeScore (Ref&NL)"), None)
     if ref_nl:
@@ -527,12 +644,47 @@ def main() -> int:
             f"τ {_fmt(ref_nl['corpus_kendall'])}, ρ {_fmt(ref_nl['corpus_spearman'])}, "
             f"MAE {_fmt(ref_nl['mae'])}.",
         ]
-    metrics_file = args.checkpoint.parent / "metrics.json"
-    if metrics_file.is_file():
-        result["training"] = json.loads(metrics_file.read_text(encoding="utf-8"))
-        best = {k: v for k, v in result["training"].items() if k.startswith("best/")}
-        lines += ["", "## Training (dev split of the training mix)", ""]
-        lines.append(", ".join(f"{k[5:]} {_fmt(v)}" for k, v in best.items()))
+    training, section = training_lines(
+        args.checkpoint, "## Training (dev split of the training mix)"
+    )
+    if training is not None:
+        result["training"] = training
+        lines += section
+    if args.finetuned_he:
+        tasks = args.finetuned_tasks
+        finetuned: dict[str, Any] = {
+            "checkpoint": str(args.finetuned_checkpoint or ""),
+            "tasks": tasks,
+            "sets": {},
+        }
+        lines += [
+            "",
+            f"## Fine-tuned setting (problems {tasks})",
+            "",
+            f"Checkpoint `{args.finetuned_checkpoint}` (`+experiment=finetuned_cpu`: the zero-shot "
+            "run's configuration and training data plus the CodeGen-16B samples of HumanEval "
+            f"problems outside {tasks}). Only problems {tasks} are scored, the same rows for "
+            "every column, the zero-shot model's included; the paired intervals compare on "
+            "those problems alone.",
+        ]
+        ft_sets = {HE_EVAL: args.finetuned_he}
+        if args.finetuned_he_multi:
+            ft_sets[HE_MULTI] = args.finetuned_he_multi
+        for title, folder in ft_sets.items():
+            entry, section = set_section(
+                f"Fine-tuned: {title}, problems {tasks}", folder, primary, "##", finetuned=True
+            )
+            finetuned["sets"][title] = entry
+            lines += section
+        if args.finetuned_checkpoint:
+            training, section = training_lines(
+                args.finetuned_checkpoint,
+                "## Fine-tuned training (dev split of the mix, HumanEval dev problems included)",
+            )
+            if training is not None:
+                finetuned["training"] = training
+                lines += section
+        result["finetuned"] = finetuned
     timings = dict(item.split("=", 1) for item in args.timings)
     result["timings_seconds"] = {k: float(v) for k, v in timings.items()}
     result["total_seconds"] = args.total_seconds

@@ -289,3 +289,87 @@ def test_random_score_has_tau_zero_in_expectation() -> None:
     tau = example_level_correlations(column.scores, labels, list(groups)).skipped["kendall"]
     assert abs(tau) < 0.03
     assert np.array_equal(column.scores, random_column(groups.size, seed=0).scores)
+
+
+# --- the fine-tuned setting: problems 82-163, the zero-shot model beside it (issue 43) ------------
+
+ZERO_SHOT = "zero-shot " + PRIMARY
+
+
+def _paired_as_evaluate(folder: Path, rows: list[dict], scores: list[dict], names: dict) -> None:
+    """The ``paired`` section evaluate.py writes when a checkpoint's columns are CodeScore (the
+    fixture's columns came from a scores file, so evaluate.py wrote none): the real bootstrap."""
+    from unice.evaluation.paired import paired_kendall, paired_report
+
+    columns = {
+        names.get(name, name): np.array([line[name] for line in scores])
+        for name in scores[0]
+        if name != "id"
+    }
+    draws = paired_kendall(
+        columns, [r["pass_ratio"] for r in rows], [r["task_id"] for r in rows], n_resamples=50
+    )
+    ours = [n for n in columns if n in names.values()]
+    path = folder / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["paired"] = paired_report(draws, ours, [n for n in columns if n not in ours])
+    path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def test_finetuned_section_compares_with_baselines_and_the_zero_shot_model(
+    quality: ModuleType, he_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The zero-shot column is set beside the fine-tuned one (paired), never as a baseline."""
+    from .conftest import fixture_rows
+
+    rows = fixture_rows()
+    scores = [  # fine-tuned = PassRatio; zero-shot a worse copy; a constant-ish string baseline
+        {"id": r["id"], "Ft": r["pass_ratio"], ZERO_SHOT: 0.5 * r["pass_ratio"] + 0.3 * (k % 3),
+         "BLEU": 0.1 * (k % 2)}
+        for k, r in enumerate(rows)
+    ]  # fmt: skip
+    ft_he = _evaluate(tmp_path, "ft-he", rows, scores)
+    _as_codescore(ft_he, {"Ft": PRIMARY})
+    _paired_as_evaluate(ft_he, rows, scores, {"Ft": PRIMARY})
+    (tmp_path / "ft").mkdir()
+    ft_multi = _he_multi(tmp_path / "ft")
+    out = tmp_path / "out"
+    _main(
+        quality, monkeypatch, "--out", str(out), "--checkpoint", str(tmp_path / "zs" / "best"),
+        "--he", str(he_eval[0]), "--finetuned-he", str(ft_he), "--finetuned-he-multi",
+        str(ft_multi), "--finetuned-checkpoint", str(tmp_path / "ft" / "best"),
+    )  # fmt: skip
+    text = (out / "report.md").read_text(encoding="utf-8")
+    result = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert "# `make quality`: CodeScore zero-shot and fine-tuned on HumanEval" in text
+    assert "## Fine-tuned setting (problems 82-163)" in text
+    assert f"## Fine-tuned: {quality.HE_EVAL}, problems 82-163" in text
+    assert quality.HE_EVAL in result["sets"]  # the zero-shot sets are still there
+    he = result["finetuned"]["sets"][quality.HE_EVAL]
+    kinds = {r["name"]: r["kind"] for r in he["metrics"]}
+    assert kinds[ZERO_SHOT] == quality.ZERO_SHOT_KIND and kinds["BLEU"] == "external"  # a baseline
+    for level in quality.LEVELS:
+        check = he["verdict"][level]
+        assert [c["baseline"] for c in check["comparisons"]] == ["BLEU"]  # not the zero-shot one
+        delta = he["against_zero_shot"][level]
+        assert delta["zero_shot_column"] == ZERO_SHOT
+        assert delta["difference"] == pytest.approx(delta["finetuned"] - delta["zero_shot"])
+        assert delta["low"] <= delta["difference"] <= delta["high"]
+    example = he["against_zero_shot"]["example_kendall"]
+    assert example["finetuned"] == pytest.approx(1.0) and example["difference"] > 0
+    assert f"Fine-tuned {PRIMARY} minus the zero-shot model's, same rows" in text
+    # the 39-generator set has no zero-shot column here: tables, no zero-shot comparison
+    multi = result["finetuned"]["sets"][quality.HE_MULTI]
+    assert multi["against_zero_shot"] == {} and multi["system_level"]["n_systems"] == 4
+
+
+def test_finetuned_setting_needs_its_he_eval_folder(
+    quality: ModuleType, he_eval, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "sys.argv",
+        ["quality_report.py", "--out", str(tmp_path), "--checkpoint", "x/best",
+         "--he", str(he_eval[0]), "--finetuned-checkpoint", "ft/best"],
+    )  # fmt: skip
+    with pytest.raises(SystemExit, match="needs --finetuned-he"):
+        quality.main()
