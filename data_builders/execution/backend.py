@@ -178,7 +178,7 @@ def executor_session(settings: ExecutorSettings) -> Iterator[None]:
     if settings.executor != "ray":
         yield
         return
-    from data_builders.execution.ray_backend import connect, import_ray
+    from data_builders.execution.ray.backend import connect, import_ray
 
     started = connect(settings.ray_address, settings.ray_num_cpus)
     try:

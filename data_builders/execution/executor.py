@@ -22,7 +22,7 @@ picks once, when it opens:
   (compile in a sandbox, run every case in one sandboxed process; it runs programs of any of
   these languages, each by its ``Program.language``); options ``cache_dir``,
   ``shared_cache_dir``, ``compile_servers``, ``runners``.
-* any language on Ray (``backend="ray"``): :class:`~data_builders.execution.ray_backend.RayPool`
+* any language on Ray (``backend="ray"``): :class:`~data_builders.execution.ray.backend.RayPool`
   (actors that each hold a local ``Executor`` of the language); options ``address``,
   ``num_cpus``, ``cpus_per_actor``, ``chunk_size``, ``chunks_per_actor``, ``chunk_retries``,
   ``placement_timeout``, ``die_on_chunk``.
@@ -177,7 +177,7 @@ def _open_pool(
                 "workers is the local backend's setting; on Ray each actor runs one worker per"
                 " CPU it holds (cpus_per_actor)"
             )
-        from data_builders.execution.ray_backend import RayPool
+        from data_builders.execution.ray.backend import RayPool
 
         return RayPool(language=language, limits=limits, isolation=isolation, **options)
     return open_local_pool(language, workers, limits, isolation, options)

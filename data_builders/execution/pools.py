@@ -4,7 +4,7 @@ Every pool has ``run(program)``, a lazy ``map(programs)`` (results in input orde
 read a bounded window ahead), ``close()``, ``isolation``, ``n_workers`` and ``limits``. The
 local ones, by language: Python's :class:`~data_builders.execution.python_pool.PythonPool`,
 every compiled language's :class:`~data_builders.execution.foreign.ForeignPool`. (Ray's
-:class:`~data_builders.execution.ray_backend.RayPool` holds one local pool per actor.)
+:class:`~data_builders.execution.ray.backend.RayPool` holds one local pool per actor.)
 """
 
 from __future__ import annotations

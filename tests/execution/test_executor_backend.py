@@ -86,8 +86,8 @@ class _FakeRay:
 
 
 def test_a_build_s_executors_share_one_ray_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    from data_builders.execution import ray_backend
     from data_builders.execution.backend import executor_session
+    from data_builders.execution.ray import backend as ray_backend
 
     fake = _FakeRay()
     monkeypatch.setattr(ray_backend, "import_ray", lambda: fake)

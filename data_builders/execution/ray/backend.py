@@ -21,7 +21,7 @@ up the next chunk while the current one's slowest program finishes, instead of i
 
 This file holds the actor and the executor (its actors' lifecycle: placing, readiness,
 replacing a lost one, closing); one ``map``'s chunks (reading ahead, handing out, ordering,
-retrying): ``ray_schedule.py``.
+retrying): ``schedule.py``.
 
 Programs in other languages (C++, Java, JavaScript, Go, Rust) go the same way: each actor's
 local pool is the ``language``'s (for a compiled one, a worker thread per CPU, its
@@ -43,7 +43,7 @@ from typing import Any
 
 from data_builders.errors import UserError
 from data_builders.execution.pools import open_local_pool
-from data_builders.execution.ray_schedule import Schedule
+from data_builders.execution.ray.schedule import Schedule
 from data_builders.execution.types import ExecutionLimits, ProgramResult
 
 INSTALL_HINT = "pip install 'ray==2.60.0' (or pip install -e '.[cluster]')"

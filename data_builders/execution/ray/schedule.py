@@ -4,7 +4,7 @@ Input is read a bounded stretch ahead of the oldest chunk not yet yielded; each 
 ``chunks_per_actor`` chunks at once; a chunk whose actor was lost goes back to the front of
 the queue (up to ``chunk_retries`` times) and the actor is replaced; only a finished chunk's
 results are kept, so none is yielded twice. The actors and their lifecycle:
-``ray_backend.py``.
+``backend.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from data_builders.execution.types import ProgramResult
 class Schedule:
     """One ``map``: numbered chunks out to actors, finished chunks back in order.
 
-    ``owner`` is the :class:`~data_builders.execution.ray_backend.RayPool` whose actors
+    ``owner`` is the :class:`~data_builders.execution.ray.backend.RayPool` whose actors
     run the chunks (not imported here: it imports this module).
     """
 
