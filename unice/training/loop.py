@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -352,17 +353,40 @@ def _fit(run: _Run, state: TrainerState, on_step: StepCallback | None) -> None:
         unit="step",
         disable=not (run.settings.progress and run.accelerator.is_main_process),
     )
+    limit = run.settings.max_seconds
+    deadline = time.monotonic() + float(limit) if limit else None
     try:
         while state.epoch < run.settings.epochs and state.global_step < run.total_steps:
-            _train_epoch(run, state, bar, on_step)
-            if _end_epoch(run, state):
+            _train_epoch(run, state, bar, on_step, deadline)
+            if _end_epoch(run, state) or _out_of_time(run, deadline):
                 break
     finally:
         bar.close()
 
 
-def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | None) -> None:
-    """Run (the rest of) one epoch; stops early when ``total_steps`` is reached."""
+def _out_of_time(run: _Run, deadline: float | None) -> bool:
+    """Whether ``trainer.max_seconds`` of training have passed (a run that must fit a time
+    budget, e.g. scripts/gpu_check.sh's: it stops after the step, then checks dev and exports
+    as at ``max_steps``). Every process agrees: under DDP any one's clock past the deadline
+    stops them all, so none waits for a step the others never take."""
+    if deadline is None:
+        return False
+    late = time.monotonic() >= deadline
+    if run.accelerator.num_processes == 1:
+        return late
+    flag = torch.tensor([float(late)], device=run.accelerator.device)
+    return bool(run.accelerator.reduce(flag, reduction="sum").item() > 0)
+
+
+def _train_epoch(
+    run: _Run,
+    state: TrainerState,
+    bar,
+    on_step: StepCallback | None,
+    deadline: float | None = None,
+) -> None:
+    """Run (the rest of) one epoch; stops early when ``total_steps`` is reached or the
+    ``deadline`` (``time.monotonic()``, from ``trainer.max_seconds``) has passed."""
     model, accelerator = run.model, run.accelerator
     model.train()
     _freeze_encoder(run, state.epoch < run.settings.frozen_epochs)
@@ -395,7 +419,7 @@ def _train_epoch(run: _Run, state: TrainerState, bar, on_step: StepCallback | No
         }
         running.clear()
         _after_step(run, state, logs, bar, on_step)
-        if state.global_step >= run.total_steps:
+        if state.global_step >= run.total_steps or _out_of_time(run, deadline):
             return
 
 

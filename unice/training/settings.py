@@ -70,6 +70,8 @@ class TrainerSettings:
     precision: str = "no"
     epochs: int = 5
     max_steps: int | None = None
+    # stop training after this many seconds (then the dev pass and export, as at max_steps)
+    max_seconds: float | None = None
     batch_size: int = 8
     eval_batch_size: int = 32
     grad_accum: int = 1
@@ -138,6 +140,10 @@ class TrainerSettings:
             raise TrainingConfigError(
                 "trainer.batch_size, trainer.grad_accum, trainer.epochs and trainer.group_size "
                 "must be >= 1"
+            )
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise TrainingConfigError(
+                f"trainer.max_seconds={self.max_seconds} must be > 0 (null: no time limit)"
             )
         if not 0.0 <= self.warmup_ratio < 1.0:
             raise TrainingConfigError(f"trainer.warmup_ratio={self.warmup_ratio} must be in [0, 1)")
