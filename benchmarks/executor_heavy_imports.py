@@ -24,8 +24,8 @@ import _harness
 from _harness import REAL_SAMPLES, cpu_seconds
 
 from data_builders.execution import ExecutionLimits, Executor
-from data_builders.execution.python_pool import DEFAULT_SHARED_IMPORTS, installed
-from data_builders.execution.zygote import heavy_imports
+from data_builders.execution.python.pool import DEFAULT_SHARED_IMPORTS, installed
+from data_builders.execution.python.zygote import heavy_imports
 from data_builders.problems.humaneval import load_humaneval, make_program
 
 

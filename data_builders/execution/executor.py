@@ -15,7 +15,7 @@ Usage::
 Ray). What differs per language and backend is the *pool* behind it, which the executor
 picks once, when it opens:
 
-* Python, here: :class:`~data_builders.execution.python_pool.PythonPool` (persistent
+* Python, here: :class:`~data_builders.execution.python.pool.PythonPool` (persistent
   pre-imported workers that fork a child per program, the import zygote, host-side
   judging); options ``preload``, ``shared_imports``.
 * C++, Java, JavaScript, Go, Rust, here: :class:`~data_builders.execution.foreign.ForeignPool`

@@ -2,7 +2,7 @@
 
 Every pool has ``run(program)``, a lazy ``map(programs)`` (results in input order, the input
 read a bounded window ahead), ``close()``, ``isolation``, ``n_workers`` and ``limits``. The
-local ones, by language: Python's :class:`~data_builders.execution.python_pool.PythonPool`,
+local ones, by language: Python's :class:`~data_builders.execution.python.pool.PythonPool`,
 every compiled language's :class:`~data_builders.execution.foreign.ForeignPool`. (Ray's
 :class:`~data_builders.execution.ray.backend.RayPool` holds one local pool per actor.)
 """
@@ -37,7 +37,7 @@ def open_local_pool(
     """The pool on this machine for ``language`` (``"python"`` or a compiled language's
     canonical name); ``options``: the pool's own settings."""
     if language == "python":
-        from data_builders.execution.python_pool import PythonPool
+        from data_builders.execution.python.pool import PythonPool
 
         return PythonPool(workers=workers, limits=limits, isolation=isolation, **options)
     from data_builders.execution.foreign import ForeignPool

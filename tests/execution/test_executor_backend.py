@@ -113,7 +113,7 @@ def test_open_executor_gives_one_executor_type_for_every_language() -> None:
     from data_builders.execution.executor import Executor
     from data_builders.execution.foreign import ForeignPool
     from data_builders.execution.foreign_limits import ForeignLimits
-    from data_builders.execution.python_pool import PythonPool
+    from data_builders.execution.python.pool import PythonPool
     from data_builders.execution.types import ExecutionLimits
 
     with open_executor("cpp", ForeignLimits(), "local") as cpp:

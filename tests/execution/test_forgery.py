@@ -1,7 +1,7 @@
 """Programs that try to forge an assertion test's pass: each attack is run against a test its
 (wrong) function fails, and must not turn it into a pass.
 
-Every verdict is decided in the worker (data_builders/execution/judge.py); the program's
+Every verdict is decided in the worker (data_builders/execution/python/judge.py); the program's
 process only answers calls with plain values. These attacks target what a program can reach
 in its own process: builtins, modules, ``sys.modules``, its return values' ``__eq__``/
 ``__hash__``, the result pipe, the harness code, its callers' frames and its memory.
@@ -107,8 +107,8 @@ ATTACKS: dict[str, tuple[str, list[str]]] = {
         ["assert candidate(1) == 2"],
     ),
     "patch_the_harness": (
-        "import sys\nchild = sys.modules['data_builders.execution.child']\n"
-        "mode = sys.modules['data_builders.execution.function_child']\n"
+        "import sys\nchild = sys.modules['data_builders.execution.python.child']\n"
+        "mode = sys.modules['data_builders.execution.python.function_child']\n"
         "child.classify = mode.classify = lambda exc: ('pass', '')\n"
         "mode.serve_assertion = lambda index, *a: child.Channel.send(a[3], {'k': index, 's': 'pass'})\n"
         "def f(x):\n    return 0\n",

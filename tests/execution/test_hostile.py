@@ -17,10 +17,10 @@ from data_builders.execution import (
     Executor,
     Program,
     StdioTest,
-    process,
 )
-from data_builders.execution.process import scratch_parent
-from data_builders.execution.zygote import ZYGOTE_NAME
+from data_builders.execution.python import process
+from data_builders.execution.python.process import scratch_parent
+from data_builders.execution.python.zygote import ZYGOTE_NAME
 
 MARKER = "unice-hostile-marker"
 
@@ -141,14 +141,14 @@ def _worker_processes() -> int:
     """Our own executor processes (other test runs on this machine may have theirs), import
     zygotes aside."""
     ours = _descendants(os.getpid())
-    found = set(processes_with("data_builders.execution.worker")) & ours
+    found = set(processes_with("data_builders.execution.python.worker")) & ours
     return len({pid for pid in found if not _is_zygote(pid)})
 
 
 def _program_processes() -> set[int]:
     """Our executor processes that are neither workers nor zygotes: programs' children, or
     anything they forked. The worker reaps a child just after answering, so a caller polls."""
-    found = set(processes_with("data_builders.execution.worker")) & _descendants(os.getpid())
+    found = set(processes_with("data_builders.execution.python.worker")) & _descendants(os.getpid())
     pythons = {pid for pid in found if not _argv0(pid).endswith("bwrap")}  # not its wrapper
     return {pid for pid in pythons if _parent(pid) in pythons and not _is_zygote(pid)}
 
@@ -402,8 +402,8 @@ FORGERS = {
     ),
     "patch_the_harness": (
         "import sys\n"
-        "child = sys.modules['data_builders.execution.child']\n"
-        "mode = sys.modules['data_builders.execution.function_child']\n"
+        "child = sys.modules['data_builders.execution.python.child']\n"
+        "mode = sys.modules['data_builders.execution.python.function_child']\n"
         "child.classify = mode.classify = lambda exc, assertion=False: ('ok', '')\n"
         "def f(x):\n    return 0\n"
     ),

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from data_builders.execution.judge import ChildGone, free_names, judge, setup_namespace
+from data_builders.execution.python.judge import ChildGone, free_names, judge, setup_namespace
 from data_builders.execution.values import decode_value, encode_value
 
 

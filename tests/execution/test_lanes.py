@@ -99,7 +99,7 @@ def _zygotes() -> int:
     exits and is reaped, so only processes whose parent is not a zygote count."""
     from pathlib import Path
 
-    from data_builders.execution.zygote import ZYGOTE_NAME
+    from data_builders.execution.python.zygote import ZYGOTE_NAME
 
     parents: dict[str, str] = {}
     for entry in Path("/proc").iterdir():

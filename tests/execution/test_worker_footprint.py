@@ -22,7 +22,7 @@ def _worker_modules(*names: str) -> list[str]:
         "hooks = []\n"
         "register = os.register_at_fork\n"
         "os.register_at_fork = lambda **kw: (hooks.append(kw), register(**kw))\n"
-        "import data_builders.execution.worker\n"
+        "import data_builders.execution.python.worker\n"
         f"print(sorted(m for m in {names!r} if m in sys.modules), len(hooks))\n"
     )
     out = subprocess.run(

@@ -12,7 +12,7 @@ import importlib.util
 import pytest
 
 from data_builders.execution import CallTest, ExecutionLimits, Executor, Program
-from data_builders.execution.zygote import heavy_imports
+from data_builders.execution.python.zygote import heavy_imports
 
 ALLOWED = frozenset({"numpy", "matplotlib", "fractions"})
 SEES_FRACTIONS = (

@@ -277,7 +277,7 @@ def test_a_test_without_assertions_gives_no_tests(foreign) -> None:
 
 def test_one_program_type_each_executor_refuses_the_other_kind(foreign) -> None:
     """``Program`` is every executor's input; ``language`` says which one runs it (issue 28)."""
-    from data_builders.execution.python_pool import build_job
+    from data_builders.execution.python.pool import build_job
     from data_builders.execution.types import CallTest, ExecutionLimits
 
     python = Program("def f(x):\n    return x + 1\n", [CallTest([1], 2)], entry_point="f")

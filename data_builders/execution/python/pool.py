@@ -31,8 +31,8 @@ from data_builders.execution.isolation import (
     plan_isolation,
     warn_once,
 )
-from data_builders.execution.lanes import Feed, Lanes
-from data_builders.execution.process import WorkerError, WorkerProcess
+from data_builders.execution.python.lanes import Feed, Lanes
+from data_builders.execution.python.process import WorkerError, WorkerProcess
 from data_builders.execution.types import (
     STATUSES,
     AssertionTest,
@@ -236,7 +236,7 @@ class PythonPool:
 
     def _imports_heavy(self, program: Program) -> bool:
         """Whether the program's imports name a library served by the import zygote."""
-        from data_builders.execution.zygote import heavy_imports
+        from data_builders.execution.python.zygote import heavy_imports
 
         return bool(self._heavy) and bool(heavy_imports(program.source, self._heavy))
 

@@ -1,6 +1,6 @@
 """The forked child's standard-input mode: each test runs the program as ``__main__``.
 
-Split from :mod:`data_builders.execution.child` (which confines the child; function programs:
+Split from :mod:`data_builders.execution.python.child` (which confines the child; function programs:
 :mod:`.function_child`); the worker imports this module before forking, so children never
 import it.
 """
@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from data_builders.execution.child import (
+from data_builders.execution.python.child import (
     STDIO_PROGRAM_FRAMES,
     Channel,
     compile_source,

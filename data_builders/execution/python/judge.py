@@ -192,7 +192,7 @@ def judge(
     Raises:
         ChildGone: the child died, stalled or broke the protocol (the worker labels it).
     """
-    from data_builders.execution.child import REPLAY_SEED, Timeout, random, test_function
+    from data_builders.execution.python.child import REPLAY_SEED, Timeout, random, test_function
 
     scope = dict(namespace)
     remote = free_names(source) - scope.keys()
@@ -216,6 +216,6 @@ def judge(
 
 
 def _describe(exc: BaseException) -> str:
-    from data_builders.execution.child import describe
+    from data_builders.execution.python.child import describe
 
     return describe(exc)

@@ -35,8 +35,8 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.child import write_all
 from data_builders.execution.process_group import kill_group
+from data_builders.execution.python.child import write_all
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -208,7 +208,7 @@ _PR_SET_NAME = 15
 def _die_with_worker() -> None:
     """The zygote must not outlive its worker (inside bubblewrap the namespace sees to it too),
     and is named so that it can be told from its worker."""
-    from data_builders.execution.child import _LIBC, _PR_SET_PDEATHSIG
+    from data_builders.execution.python.child import _LIBC, _PR_SET_PDEATHSIG
 
     if _LIBC is not None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

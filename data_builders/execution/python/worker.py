@@ -1,6 +1,6 @@
 """A persistent, pre-imported worker: reads jobs, forks one child per program, supervises it.
 
-Launched by the host as a fresh interpreter (``python -m data_builders.execution.worker``,
+Launched by the host as a fresh interpreter (``python -m data_builders.execution.python.worker``,
 inside bubblewrap when available) — never forked from the host, which may have imported torch
 and started threads. Protocol (JSON lines): the first line on stdin is the worker config; then
 one job per line; the worker answers ``{"ready": ...}`` once, then per job one line per test
@@ -27,18 +27,18 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.child import (
+from data_builders.execution.process_group import kill_group
+from data_builders.execution.python.child import (
     REPLAY_SEED,
     install_timeout_handler,
     random,
     warm_up,
     write_all,
 )
-from data_builders.execution.child_entry import child_main
-from data_builders.execution.process_group import kill_group
-from data_builders.execution.stdio_child import read_stdout
-from data_builders.execution.worker_supervision import ChildLink, Supervision
-from data_builders.execution.zygote import ImportZygote, heavy_imports
+from data_builders.execution.python.child_entry import child_main
+from data_builders.execution.python.stdio_child import read_stdout
+from data_builders.execution.python.worker_supervision import ChildLink, Supervision
+from data_builders.execution.python.zygote import ImportZygote, heavy_imports
 
 if TYPE_CHECKING:
     from data_builders.execution.sandbox import PreparedFilter

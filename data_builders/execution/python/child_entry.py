@@ -13,9 +13,9 @@ import os
 import sys
 from typing import Any
 
-from data_builders.execution.child import Channel, confine
-from data_builders.execution.function_child import Requests, run_function_job
-from data_builders.execution.stdio_child import run_stdio_job
+from data_builders.execution.python.child import Channel, confine
+from data_builders.execution.python.function_child import Requests, run_function_job
+from data_builders.execution.python.stdio_child import run_stdio_job
 
 
 def child_main(

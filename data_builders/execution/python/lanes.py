@@ -1,6 +1,6 @@
 """Host side of the pool: one *lane* (a thread) per worker runs programs from a shared feed.
 
-``PythonPool.run`` and ``PythonPool.map`` (Python's pool, ``python_pool.py``) go through
+``PythonPool.run`` and ``PythonPool.map`` (Python's pool, ``pool.py``) go through
 here. A lane takes the next program, sends its job, reads one message per test, and hands the
 result to the feed, which gives results back in input order. A worker that dies or stalls is
 replaced and the program resumes after the test it was on (that test is labelled
@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from data_builders.execution.process import WorkerError, WorkerProcess
+from data_builders.execution.python.process import WorkerError, WorkerProcess
 from data_builders.execution.types import Program, ProgramResult, TestOutcome
 
 _END = object()

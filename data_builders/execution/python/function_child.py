@@ -1,6 +1,6 @@
 """The forked child's function mode: call tests, and the calls of assertion tests.
 
-Split from :mod:`data_builders.execution.child` (confinement, the CPU clock, guarded runs
+Split from :mod:`data_builders.execution.python.child` (confinement, the CPU clock, guarded runs
 and the result channel, which every mode shares); the worker imports this module before
 forking, so children never import it. A call test's return value goes back as plain data for
 the host to compare; an assertion test's body runs in the worker (:mod:`.judge`), which
@@ -18,7 +18,7 @@ import signal
 import sys
 from typing import Any
 
-from data_builders.execution.child import (
+from data_builders.execution.python.child import (
     ENCODER,
     FUNCTION_PROGRAM_FRAMES,
     REPLAY_SEED,

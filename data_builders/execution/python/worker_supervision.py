@@ -19,8 +19,8 @@ import time
 from collections import deque
 from typing import Any
 
-from data_builders.execution.child import Timeout, test_limit
-from data_builders.execution.judge import ChildGone, judge, setup_namespace
+from data_builders.execution.python.child import Timeout, test_limit
+from data_builders.execution.python.judge import ChildGone, judge, setup_namespace
 from data_builders.execution.statuses import STATUSES
 
 _CHECK_INTERVAL = 0.25

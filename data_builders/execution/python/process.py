@@ -28,7 +28,7 @@ from typing import Any
 
 from data_builders.execution.sandbox import bwrap_command
 
-PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 _STARTUP_TIMEOUT = 120.0
 
 
@@ -128,7 +128,7 @@ class WorkerProcess:
         else:
             self.host_scratch = tempfile.mkdtemp(prefix="unice-exec-", dir=scratch_parent())
             scratch = self.host_scratch
-        command = [sys.executable, "-s", "-m", "data_builders.execution.worker"]
+        command = [sys.executable, "-s", "-m", "data_builders.execution.python.worker"]
         if self.use_bwrap:
             command = [*bwrap_command(), *command]
         self.proc = _launcher().run(
