@@ -38,6 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--timeout", type=float, default=20.0, help="seconds per download before giving up"
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="programs the APPS check runs at once (default: CPUs)",
+    )
+    parser.add_argument(
         "--list", action="store_true", help="list the targets and their outputs, then exit"
     )
     parser.set_defaults(func=run)
@@ -46,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from data_builders.fetch.runner import Fetcher, run_all
 
-    fetcher = Fetcher(out=args.out, raw=args.raw, timeout=args.timeout)
+    fetcher = Fetcher(out=args.out, raw=args.raw, timeout=args.timeout, workers=args.workers)
     if args.list:
         for name, spec in fetcher.config["targets"].items():
             print(f"{name:24s} {' '.join(fetcher.outputs(spec))}")

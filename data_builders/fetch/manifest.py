@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,6 @@ class SourceFile:
         return f"{self.repo}@{self.commit[:7]}:{self.path}"
 
 
-@cache
 def load_manifest(path: Path = MANIFEST) -> dict[tuple[str, str], SourceFile]:
     """Read the manifest, keyed by ``(repo, path)`` (one pinned commit per repository)."""
     if not path.is_file():
@@ -75,15 +73,16 @@ def load_manifest(path: Path = MANIFEST) -> dict[tuple[str, str], SourceFile]:
     return files
 
 
-def source_file(repo: str, path: str) -> SourceFile:
+def source_file(manifest: dict[tuple[str, str], SourceFile], repo: str, path: str) -> SourceFile:
     """The manifest row of ``repo``'s ``path``; a target naming an unknown file is a config error."""
     try:
-        return load_manifest()[(repo, path)]
+        return manifest[(repo, path)]
     except KeyError:
-        raise UserError(f"{MANIFEST}: no row for {repo}:{path} (named in {TARGETS})") from None
+        raise UserError(
+            f"fetch manifest: no row for {repo}:{path} (named in the targets file)"
+        ) from None
 
 
-@cache
 def load_config(path: Path = TARGETS) -> dict[str, Any]:
     """Read the targets file: ``headers`` (harness reference files) and ``targets`` (name ->
     ``{kind, output(s), sources...}`` in build order)."""

@@ -17,10 +17,18 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from data_builders.errors import UserError
-from data_builders.fetch import convert, generations
+from data_builders.fetch import apps, convert, generations
+from data_builders.fetch.apps import CODERL_FILES
 from data_builders.fetch.download import obtain
 from data_builders.fetch.harness import HEADERS, TYPING
-from data_builders.fetch.manifest import SourceFile, load_config, source_file
+from data_builders.fetch.manifest import (
+    MANIFEST,
+    TARGETS,
+    SourceFile,
+    load_config,
+    load_manifest,
+    source_file,
+)
 from data_builders.jsonl import read_jsonl
 
 STATE_DIR = ".fetch"
@@ -35,6 +43,9 @@ class Fetcher:
     raw: Path | None = None
     cache_dir: Path | None = None
     timeout: float = 20.0
+    manifest_path: Path = MANIFEST
+    targets_path: Path = TARGETS
+    workers: int | None = None  # programs run at once by the APPS check (default: one per CPU)
     config: dict[str, Any] = field(default_factory=dict)
     _rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -44,11 +55,12 @@ class Fetcher:
         if self.cache_dir is None:
             self.cache_dir = self.out / STATE_DIR / "raw"
         if not self.config:
-            self.config = load_config()
+            self.config = load_config(self.targets_path)
+        self.manifest = load_manifest(self.manifest_path)
 
     # inputs -------------------------------------------------------------------------------
     def file(self, ref: dict[str, str]) -> tuple[SourceFile, Path]:
-        entry = source_file(ref["repo"], ref["path"])
+        entry = source_file(self.manifest, ref["repo"], ref["path"])
         return entry, obtain(entry, self.raw, self.cache_dir, self.timeout)
 
     def header(self, name: str | None) -> str:
@@ -69,6 +81,14 @@ class Fetcher:
             if key in spec:
                 refs.append(spec[key])
         refs.extend(spec.get("files", {}).values())
+        coderl = spec.get("coderl")
+        if coderl:
+            known = self.manifest
+            for folder in coderl["ids"]:
+                for name in CODERL_FILES:
+                    path = f"{coderl['dir']}/{folder}/{name}"
+                    if (coderl["repo"], path) in known:
+                        refs.append({"repo": coderl["repo"], "path": path})
         for source in spec.get("sources", []):
             refs.append({"repo": source["repo"], "path": source["path"]})
             for name in (source.get("harness"), source.get("strip")):
@@ -79,12 +99,13 @@ class Fetcher:
 
     # records --------------------------------------------------------------------------------
     def outputs(self, spec: dict[str, Any]) -> list[str]:
+        """The files a target writes, relative to ``out``."""
         return list(spec.get("files", {})) or list(spec.get("outputs", [])) or [spec["output"]]
 
     def fingerprint(self, name: str, spec: dict[str, Any]) -> str:
         """What a target's outputs depend on: its definition, the headers, its inputs' sha256 and
         this package's code (a changed rule rebuilds)."""
-        shas = [source_file(r["repo"], r["path"]).sha256 for r in self.inputs(spec)]
+        shas = [source_file(self.manifest, r["repo"], r["path"]).sha256 for r in self.inputs(spec)]
         code = [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(PACKAGE.glob("*.py"))]
         blob = json.dumps(
             {"target": spec, "headers": self.config["headers"], "inputs": shas, "code": code},
@@ -146,6 +167,8 @@ class Fetcher:
             summary = f"{count} rows"
         elif kind == "generations":
             summary = self._generations(name, spec)
+        elif kind in ("apps", "apps_more"):
+            summary = apps.run_target(self, name, spec)
         else:
             raise UserError(f"configs/fetch/targets.yaml: target {name} has unknown kind {kind!r}")
         self.mark_done(name, spec, summary)
