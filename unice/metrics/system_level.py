@@ -4,6 +4,13 @@ WMT reports it for every MT metric, and it is the figure a user comparing models
 each system's mean metric score against its pass rate (the mean of its ``passed`` labels), then
 Kendall's tau-b and Pearson's r across systems.
 
+Systems need not cover the same problems (agentic debuggers write programs only for the
+problems their seed failed). A metric whose level differs from problem to problem (a long
+reference, a short one) then ranks systems partly by which problems they covered.
+``center_groups`` (each row's problem) centres every column's scores within their problem
+before the systems' means: the same for every column, the target (raw pass rate) unchanged
+(issue 43 item 4; docs/experiments/system_level.md).
+
 The interval resamples **systems** (percentile bootstrap, the same resamples for every metric):
 the correlation is a statement about the population of generators, and its sampling unit is the
 generator. A generator's mean score and pass rate stay as measured on its own programs; what
@@ -66,6 +73,25 @@ def _spread(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return np.where(valid.any(axis=1), high - low, 0.0)
 
 
+def center_within(values: Sequence[float] | np.ndarray, groups: Sequence[object]) -> np.ndarray:
+    """Each value minus the mean of its group's finite values (``nan`` stays ``nan``).
+
+    Why: a problem's own level (how long its reference is, how hard it is) is shared by every
+    program of it; subtracting it leaves what tells programs of one problem apart, so means
+    over different problem sets become comparable.
+    """
+    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    if len(groups) != x.size:
+        raise ValueError(f"groups and values differ in length: {len(groups)} vs {x.size}")
+    out = np.full_like(x, math.nan)
+    for indices in group_indices(groups):
+        part = x[indices]
+        finite = np.isfinite(part)
+        if finite.any():
+            out[indices[finite]] = part[finite] - part[finite].mean()
+    return out
+
+
 def system_level_correlations(
     columns: Mapping[str, Sequence[float] | np.ndarray],
     passed: Sequence[bool] | np.ndarray,
@@ -73,6 +99,7 @@ def system_level_correlations(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    center_groups: Sequence[object] | None = None,
 ) -> dict[str, Any]:
     """Every metric's system-level Kendall tau and Pearson r against the systems' pass rates.
 
@@ -84,10 +111,13 @@ def system_level_correlations(
         n_resamples: bootstrap resamples of the systems (0 = no intervals).
         confidence: interval mass.
         seed: resampling seed.
+        center_groups: the problem of each row, or None: given, every column's scores are
+            centred within their problem (:func:`center_within`) before the systems' means;
+            the pass rates are not.
 
     Returns:
         ``{"systems": [{"name", "n_samples", "pass_rate"}], "n_systems", "unit": "systems",
-        "n_resamples", "confidence", "seed", "metrics": {name: {"kendall", "pearson",
+        "center", "n_resamples", "confidence", "seed", "metrics": {name: {"kendall", "pearson",
         "kendall_ci", "pearson_ci", "n_systems", "means"}}}``; ``means`` is aligned with
         ``systems`` (``nan`` where undefined). Correlations are ``nan`` when undefined (fewer
         than two systems, or one side constant).
@@ -107,6 +137,8 @@ def system_level_correlations(
         scores = np.asarray(column, dtype=np.float64).reshape(-1)
         if scores.size != gold.size:
             raise ValueError(f"{name}: {scores.size} scores for {gold.size} rows")
+        if center_groups is not None:
+            scores = center_within(scores, center_groups)
         means = np.full(len(groups), math.nan)
         for s, indices in enumerate(groups):
             scored = scores[indices][np.isfinite(scores[indices])]
@@ -136,8 +168,85 @@ def system_level_correlations(
         ],
         "n_systems": len(groups),
         "unit": "systems",
+        "center": "problem" if center_groups is not None else None,
         "n_resamples": n_resamples,
         "confidence": confidence,
         "seed": seed,
         "metrics": metrics,
     }
+
+
+def problem_bootstrap(
+    columns: Mapping[str, Sequence[float] | np.ndarray],
+    target: Sequence[float] | np.ndarray,
+    systems: Sequence[str],
+    problems: Sequence[object],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """System-level Kendall/Pearson intervals resampling **problems** (the same draws for
+    every column).
+
+    Why a second interval: :func:`system_level_correlations` resamples systems, which asks
+    "other generators"; when systems cover different problems, the other source of chance is
+    which problems were asked. Each resample draws problems with replacement and recomputes
+    every system's mean score and mean target on its rows of the drawn problems (a problem
+    drawn twice counts twice); a system with no row drawn drops out of that resample.
+
+    Returns:
+        ``{column: {"kendall_ci": (low, high), "pearson_ci": (low, high)}}``.
+    """
+    gold = np.asarray(target, dtype=np.float64).reshape(-1)
+    if not len(systems) == len(problems) == gold.size:
+        raise ValueError(
+            f"systems, problems and target differ in length: {len(systems)}, "
+            f"{len(problems)}, {gold.size}"
+        )
+    system_groups = group_indices(systems)
+    problem_groups = group_indices(problems)
+    row_system = np.empty(gold.size, dtype=np.int64)
+    row_problem = np.empty(gold.size, dtype=np.int64)
+    for s, indices in enumerate(system_groups):
+        row_system[indices] = s
+    for p, indices in enumerate(problem_groups):
+        row_problem[indices] = p
+    shape = (len(system_groups), len(problem_groups))
+    draws = np.random.default_rng(seed).integers(
+        0, len(problem_groups), size=(n_resamples, len(problem_groups))
+    )
+    weights = np.zeros((n_resamples, len(problem_groups)))
+    for b in range(n_resamples):
+        np.add.at(weights[b], draws[b], 1.0)
+
+    def means(values: np.ndarray) -> np.ndarray:
+        finite = np.isfinite(values)
+        sums, counts = np.zeros(shape), np.zeros(shape)
+        np.add.at(sums, (row_system[finite], row_problem[finite]), values[finite])
+        np.add.at(counts, (row_system[finite], row_problem[finite]), 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (weights @ sums.T) / (weights @ counts.T)  # (resamples, systems)
+
+    gold_means = means(gold)
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    for name, column in columns.items():
+        scores = np.asarray(column, dtype=np.float64).reshape(-1)
+        if scores.size != gold.size:
+            raise ValueError(f"{name}: {scores.size} scores for {gold.size} rows")
+        score_means = means(scores)
+        kendall, pearson = [], []
+        for start in range(0, n_resamples, CHUNK):
+            k, p = batch_kendall_pearson(
+                score_means[start : start + CHUNK], gold_means[start : start + CHUNK]
+            )
+            kendall.append(k)
+            pearson.append(p)
+        out[name] = {
+            "kendall_ci": _interval(np.concatenate(kendall), confidence)
+            if n_resamples
+            else (math.nan, math.nan),
+            "pearson_ci": _interval(np.concatenate(pearson), confidence)
+            if n_resamples
+            else (math.nan, math.nan),
+        }
+    return out

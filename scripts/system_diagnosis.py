@@ -1,0 +1,83 @@
+"""Why a metric orders generators as it does: per-generator means, ranks and displacements, and
+the system-level tau raw / centred per problem / on common problems (issue 43 item 4).
+
+    python scripts/system_diagnosis.py outputs/quality/he-multi --out outputs/system_level/he-multi
+    python scripts/system_diagnosis.py --scores S.jsonl --data data/he-multi --split test \\
+        --samples ../shared/data/humaneval_generations_multi.jsonl --out DIR
+    python scripts/system_diagnosis.py outputs/system_level/dev/T0/qwen/eval --family qwen --out DIR
+
+Writes DIR/diagnosis.{md,json,png} and prints the markdown. Logic:
+unice/evaluation/system_diagnosis.py; findings: docs/experiments/system_level.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from data_builders.errors import UserError  # noqa: E402
+from unice.evaluation.errors import EvaluationError  # noqa: E402
+from unice.evaluation.system_diagnosis import (  # noqa: E402
+    diagnose,
+    read_evaluation,
+    read_rows,
+    write,
+)
+
+FAMILIES = ROOT / "configs" / "data" / "transfer.yaml"
+
+
+def family_patterns(name: str, config: Path = FAMILIES) -> list[str]:
+    """The generator patterns of one family of ``data.families`` (configs/data/transfer.yaml)."""
+    families = OmegaConf.to_container(OmegaConf.load(config).get("families") or {})
+    if name not in families:
+        raise UserError(f"--family {name!r} is not a family of {config} ({', '.join(families)})")
+    return [str(p) for p in families[name]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("evaluation", nargs="?", type=Path, help="an evaluate.py output folder")
+    parser.add_argument("--scores", type=Path, help="a scores.jsonl (instead of a folder)")
+    parser.add_argument("--data", help="with --scores: the dataset folder or JSONL")
+    parser.add_argument("--split", default="test", help="with --scores: the split (test)")
+    parser.add_argument("--samples", help="with --scores: the samples file (generators=)")
+    parser.add_argument("--only", action="append", default=[], help="generator pattern to keep")
+    parser.add_argument(
+        "--family", help="keep one family's generators (configs/data/transfer.yaml)"
+    )
+    parser.add_argument("--metrics", nargs="*", default=[], help="columns (default: all)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="folder for diagnosis.{md,json,png}"
+    )
+    parser.add_argument("--n-resamples", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--min-common", type=int, default=10)
+    parser.add_argument("--title", default="System-level diagnosis")
+    args = parser.parse_args(argv)
+    try:
+        only = list(args.only) + (family_patterns(args.family) if args.family else [])
+        if args.evaluation is not None:
+            rows = read_evaluation(args.evaluation, only, args.metrics)
+        elif args.scores and args.data:
+            rows = read_rows(args.scores, args.data, args.split, args.samples, only, args.metrics)
+        else:
+            raise UserError("pass an evaluate.py output folder, or --scores FILE and --data DIR")
+        diagnosis = diagnose(rows, args.n_resamples, args.seed, args.min_common)
+        paths = write(diagnosis, args.out, args.title)
+    except (UserError, EvaluationError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print((args.out / "diagnosis.md").read_text())
+    print("wrote", ", ".join(str(p) for p in paths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

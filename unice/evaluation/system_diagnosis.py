@@ -1,0 +1,501 @@
+"""Why a metric orders generators as it does: the system-level diagnosis (issue 43 item 4).
+
+The system-level figure (:mod:`unice.metrics.system_level`) correlates each generator's mean
+score with its pass rate. On a set where generators cover different problems (agentic
+debuggers write programs only for the problems their seed failed; some runs cover 26 of 164
+problems), both sides mix two things: how good the generator's programs are *on the problems
+it covered*, and *which* problems it covered. This module separates them for every metric
+column of an evaluation:
+
+- per generator: rows, problems, pass rate, the pass rate its problems have over all
+  generators (``coverage``: high = it covered easy problems), its pass rate relative to the
+  other programs of the same problems (``relative``), each metric's mean, the ranks by pass
+  rate and by each metric, and the displacement (metric rank minus pass-rate rank);
+- the system-level tau four ways: ``raw`` (the reported figure), ``centred`` (scores and
+  labels each centred within their problem: the ordering once coverage is taken out of both
+  sides), ``centred_scores`` (scores centred, raw pass rate: the scoring option of
+  ``center_groups``), ``common`` (raw, on the problems every generator covers, when there
+  are enough); intervals over generators (as report.json) and over problems.
+
+Input: an evaluation folder of ``evaluate.py`` (its ``scores.jsonl`` and ``report.json``'s
+config), or a scores file with the split and samples file. ``scripts/system_diagnosis.py`` is
+the command line; docs/experiments/system_level.md the findings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from data_builders.errors import UserError
+from data_builders.jsonl import iter_jsonl
+from unice.evaluation.data import load_split
+from unice.evaluation.errors import EvaluationError
+from unice.evaluation.report import to_jsonable
+from unice.evaluation.systems import row_generators
+from unice.metrics.example_level import group_indices
+from unice.metrics.system_level import (
+    batch_kendall_pearson,
+    center_within,
+    problem_bootstrap,
+    system_level_correlations,
+)
+
+VARIANTS = ("raw", "centred", "centred_scores", "common")
+"""The four system-level figures (module docstring says what each is)."""
+
+
+@dataclass
+class SystemRows:
+    """The rows of one evaluation, column-wise: what every figure here is computed from.
+
+    Attributes:
+        ids, problems, generators: per row.
+        passed: shape ``(n,)`` float (1.0 = passes every test).
+        columns: metric name -> shape ``(n,)`` scores (``nan`` = not scored).
+        source: where each part came from (provenance for the report).
+    """
+
+    ids: list[str]
+    problems: list[str]
+    generators: list[str]
+    passed: np.ndarray
+    columns: dict[str, np.ndarray]
+    source: dict[str, Any]
+
+    def select(self, keep: np.ndarray) -> SystemRows:
+        """The rows where ``keep`` is true."""
+        index = np.flatnonzero(keep)
+        return SystemRows(
+            [self.ids[i] for i in index],
+            [self.problems[i] for i in index],
+            [self.generators[i] for i in index],
+            self.passed[index],
+            {name: values[index] for name, values in self.columns.items()},
+            self.source,
+        )
+
+
+def read_scores(path: Path) -> dict[str, dict[str, float]]:
+    """``id -> {metric: score}`` of a ``scores.jsonl`` (``None`` read as ``nan``)."""
+    if not path.is_file():
+        raise EvaluationError(
+            f"{path}: no such scores file; pass an evaluate.py output folder (it holds "
+            "scores.jsonl) or --scores FILE"
+        )
+    out: dict[str, dict[str, float]] = {}
+    try:
+        for _, record in iter_jsonl(path, required=("id",), what="score row"):
+            out[str(record["id"])] = {
+                key: math.nan if value is None else float(value)
+                for key, value in record.items()
+                if key != "id" and (value is None or isinstance(value, (int, float)))
+            }
+    except UserError as exc:
+        raise EvaluationError(str(exc)) from None
+    return out
+
+
+def read_rows(
+    scores: Path,
+    data: str | Path,
+    split: str,
+    samples: str | Path | None,
+    only: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+) -> SystemRows:
+    """Join a scores file to the split's labels and generators.
+
+    Args:
+        scores: ``scores.jsonl`` (``{"id", "<metric>": float|null}`` per row).
+        data: the dataset folder (or JSONL) the scores were computed on.
+        split: its split.
+        samples: the samples file the split was built from (``generators=`` of evaluate.py);
+            None when every row carries a ``generator`` field.
+        only: generator patterns (fnmatch); given, only their rows are kept.
+        metrics: columns to keep (default: every numeric column of ``scores``).
+
+    Raises:
+        EvaluationError: a row of the split has no scores, a named metric is absent, or the
+            generators are unknown.
+    """
+    split_data = load_split(data, split)
+    generators, generators_from = row_generators(split_data, samples)
+    if generators is None:
+        raise EvaluationError(
+            f"generators of {data} ({split}) are unknown: {generators_from}; pass --samples FILE"
+        )
+    by_id = read_scores(Path(scores))
+    missing = [i for i in split_data.ids if i not in by_id]
+    if missing:
+        raise EvaluationError(
+            f"{scores}: {len(missing)} of {len(split_data.ids)} rows of {data} ({split}) have no "
+            f"scores (first: {missing[0]!r}); pass the scores of this split"
+        )
+    names = list(metrics) or sorted({k for row in by_id.values() for k in row})
+    absent = [m for m in names if not any(m in row for row in by_id.values())]
+    if absent:
+        raise EvaluationError(
+            f"{scores}: no column {', '.join(map(repr, absent))}; columns: "
+            f"{', '.join(sorted({k for row in by_id.values() for k in row}))}"
+        )
+    columns = {
+        name: np.asarray([by_id[i].get(name, math.nan) for i in split_data.ids]) for name in names
+    }
+    rows = SystemRows(
+        list(split_data.ids),
+        list(split_data.task_ids),
+        list(generators),
+        split_data.passed.astype(np.float64),
+        {name: values for name, values in columns.items() if np.isfinite(values).any()},
+        {
+            "scores": str(scores),
+            "data": str(split_data.path),
+            "split": split,
+            "generators_from": generators_from,
+            "only": list(only),
+        },
+    )
+    if only:
+        keep = np.asarray([any(fnmatchcase(g, p) for p in only) for g in rows.generators])
+        if not keep.any():
+            raise EvaluationError(
+                f"no row of {data} ({split}) has a generator matching {', '.join(only)}"
+            )
+        rows = rows.select(keep)
+    return rows
+
+
+def read_evaluation(
+    folder: Path, only: Sequence[str] = (), metrics: Sequence[str] = ()
+) -> SystemRows:
+    """The rows of an ``evaluate.py`` output folder: its scores.jsonl, and the dataset, split
+    and samples file its report.json's config names."""
+    report_path = folder / "report.json"
+    if not report_path.is_file():
+        raise EvaluationError(
+            f"{folder}: no report.json; pass an evaluate.py output folder, or --scores, --data, "
+            "--split and --samples"
+        )
+    config = json.loads(report_path.read_text()).get("config") or {}
+    if not config.get("dataset"):
+        raise EvaluationError(f"{report_path}: its config names no dataset; pass --data")
+    return read_rows(
+        folder / "scores.jsonl",
+        config["dataset"],
+        str(config.get("split", "test")),
+        config.get("generators"),
+        only,
+        metrics,
+    )
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """1 = highest; ties share the average rank; ``nan`` stays ``nan``."""
+    out = np.full(values.shape, math.nan)
+    finite = np.isfinite(values)
+    out[finite] = stats.rankdata(-values[finite], method="average")
+    return out
+
+
+def _means(values: np.ndarray, groups: list[np.ndarray]) -> np.ndarray:
+    out = np.full(len(groups), math.nan)
+    for g, indices in enumerate(groups):
+        part = values[indices]
+        part = part[np.isfinite(part)]
+        if part.size:
+            out[g] = part.mean()
+    return out
+
+
+def _tau(x: np.ndarray, y: np.ndarray) -> float:
+    kendall, _ = batch_kendall_pearson(x, y)
+    return float(kendall[0])
+
+
+def _variant(
+    columns: Mapping[str, np.ndarray],
+    target: np.ndarray,
+    generators: list[str],
+    problems: list[str],
+    n_resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    """tau and r per column, intervals over generators and over problems."""
+    by_generators = system_level_correlations(
+        columns, target, generators, n_resamples=n_resamples, seed=seed
+    )
+    by_problems = problem_bootstrap(
+        columns, target, generators, problems, n_resamples=n_resamples, seed=seed
+    )
+    return {
+        name: {
+            "kendall": m["kendall"],
+            "pearson": m["pearson"],
+            "kendall_ci_generators": m["kendall_ci"],
+            "kendall_ci_problems": by_problems[name]["kendall_ci"],
+            "n_systems": m["n_systems"],
+        }
+        for name, m in by_generators["metrics"].items()
+    }
+
+
+def diagnose(
+    rows: SystemRows,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    min_common: int = 10,
+    worst: int = 5,
+) -> dict[str, Any]:
+    """Every figure of the module docstring, as a JSON-able dict.
+
+    Args:
+        rows: what to diagnose.
+        n_resamples: bootstrap resamples (0 = no intervals).
+        seed: resampling seed (the same draws for every column).
+        min_common: the ``common`` variant needs at least this many problems covered by every
+            generator; fewer and it is reported as not computed, with the count.
+        worst: how many of the most misplaced generators to list per metric.
+    """
+    if len(set(rows.generators)) < 2:
+        raise EvaluationError(
+            f"{len(set(rows.generators))} generator(s) in the rows: a system-level figure needs two"
+        )
+    groups = group_indices(rows.generators)
+    names = [rows.generators[int(g[0])] for g in groups]
+    problem_rate = rows.passed - center_within(rows.passed, rows.problems)  # each row's problem's
+    pass_rate = _means(rows.passed, groups)
+    coverage = _means(problem_rate, groups)
+    relative = _means(center_within(rows.passed, rows.problems), groups)
+    pass_rank = _ranks(pass_rate)
+    centred = {n: center_within(v, rows.problems) for n, v in rows.columns.items()}
+    per_metric: dict[str, Any] = {}
+    for name, values in rows.columns.items():
+        means = _means(values, groups)
+        centred_means = _means(centred[name], groups)
+        rank = _ranks(means)
+        displacement = rank - pass_rank
+        order = np.argsort(-np.abs(np.nan_to_num(displacement)), kind="stable")[:worst]
+        per_metric[name] = {
+            "means": means.tolist(),
+            "centred_means": centred_means.tolist(),
+            "ranks": rank.tolist(),
+            "displacement": displacement.tolist(),
+            "misplaced": [
+                {
+                    "generator": names[i],
+                    "pass_rank": float(pass_rank[i]),
+                    "rank": float(rank[i]),
+                    "displacement": float(displacement[i]),
+                }
+                for i in order
+                if np.isfinite(displacement[i])
+            ],
+            # does the metric's mean follow which problems were covered, or how well?
+            "tau_with_coverage": _tau(means, coverage),
+            "tau_with_relative": _tau(means, relative),
+        }
+    problem_sets = [set(np.asarray(rows.problems)[g]) for g in groups]
+    common = sorted(set.intersection(*problem_sets))
+    variants: dict[str, Any] = {
+        "raw": _variant(
+            rows.columns, rows.passed, rows.generators, rows.problems, n_resamples, seed
+        ),
+        "centred": _variant(
+            centred,
+            center_within(rows.passed, rows.problems),
+            rows.generators,
+            rows.problems,
+            n_resamples,
+            seed,
+        ),
+        "centred_scores": _variant(
+            centred, rows.passed, rows.generators, rows.problems, n_resamples, seed
+        ),
+    }
+    if len(common) >= min_common:
+        sub = rows.select(np.isin(np.asarray(rows.problems), common))
+        variants["common"] = _variant(
+            sub.columns, sub.passed, sub.generators, sub.problems, n_resamples, seed
+        )
+    else:
+        variants["common"] = None
+    return {
+        "source": rows.source,
+        "n_rows": len(rows.ids),
+        "n_problems": len(set(rows.problems)),
+        "n_generators": len(groups),
+        "n_common_problems": len(common),
+        "min_common": min_common,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "generators": [
+            {
+                "name": name,
+                "rows": int(g.size),
+                "problems": len(problem_sets[i]),
+                "pass_rate": float(pass_rate[i]),
+                "coverage": float(coverage[i]),
+                "relative": float(relative[i]),
+                "pass_rank": float(pass_rank[i]),
+            }
+            for i, (name, g) in enumerate(zip(names, groups, strict=True))
+        ],
+        # how much of the pass-rate order is which problems were covered
+        "target": {
+            "tau_pass_rate_coverage": _tau(pass_rate, coverage),
+            "tau_pass_rate_relative": _tau(pass_rate, relative),
+        },
+        "metrics": per_metric,
+        "variants": variants,
+    }
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _ci(interval: Sequence[float] | None) -> str:
+    if not interval or not all(np.isfinite(v) for v in interval):
+        return ""
+    return f" [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
+def focus_metrics(diagnosis: Mapping[str, Any], limit: int = 6) -> list[str]:
+    """The columns the per-generator table and the plot show: CodeScore's and CodeBLEU first,
+    then the other columns by raw tau (every column stays in the JSON)."""
+    raw = diagnosis["variants"]["raw"]
+    ordered = sorted(raw, key=lambda n: -np.nan_to_num(raw[n]["kendall"], nan=-9.0))
+    first = [n for n in ordered if n.startswith("CodeScore") or n == "CodeBLEU"]
+    return (first + [n for n in ordered if n not in first])[:limit]
+
+
+def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnosis") -> str:
+    """The report: the four taus of every column, the target's own confound, the most
+    misplaced generators, and the per-generator table of the focus columns."""
+    d = diagnosis
+    lines = [
+        f"# {title}",
+        "",
+        f"{d['n_rows']} rows, {d['n_problems']} problems, {d['n_generators']} generators "
+        f"({d['source'].get('data')}, {d['source'].get('split')}; scores {d['source'].get('scores')}"
+        + (f"; generators {', '.join(d['source']['only'])}" if d["source"].get("only") else "")
+        + f"). Intervals: 95% percentile bootstrap, {d['n_resamples']} resamples, "
+        "over generators (G) and over problems (P).",
+        "",
+        "How much of the pass-rate order is coverage: τ(pass rate, coverage) "
+        f"{_num(d['target']['tau_pass_rate_coverage'])}, τ(pass rate, relative) "
+        f"{_num(d['target']['tau_pass_rate_relative'])} (coverage: the pass rate of the "
+        "generator's problems over all generators; relative: its pass rate minus that).",
+        "",
+        "| metric | raw τ (G) (P) | centred both τ (G) | centred scores vs raw pass rate τ (G) | "
+        f"common problems τ (G) [{d['n_common_problems']} problems] | τ(mean, coverage) | "
+        "τ(mean, relative) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    variants = d["variants"]
+    for name in sorted(
+        d["metrics"], key=lambda n: -np.nan_to_num(variants["raw"][n]["kendall"], nan=-9.0)
+    ):
+        raw, centred, scores = (variants[v][name] for v in ("raw", "centred", "centred_scores"))
+        common = (variants["common"] or {}).get(name)
+        lines.append(
+            f"| {name} | {_num(raw['kendall'])}{_ci(raw['kendall_ci_generators'])}"
+            f"{_ci(raw['kendall_ci_problems'])} | {_num(centred['kendall'])}"
+            f"{_ci(centred['kendall_ci_generators'])} | {_num(scores['kendall'])}"
+            f"{_ci(scores['kendall_ci_generators'])} | "
+            + (
+                f"{_num(common['kendall'])}{_ci(common['kendall_ci_generators'])}"
+                if common
+                else f"not computed (< {d['min_common']} problems)"
+            )
+            + f" | {_num(d['metrics'][name]['tau_with_coverage'])} | "
+            f"{_num(d['metrics'][name]['tau_with_relative'])} |"
+        )
+    focus = focus_metrics(d)
+    lines += ["", "## Most misplaced generators (rank 1 = best; displacement = metric − pass)", ""]
+    for name in focus:
+        worst = ", ".join(
+            f"{m['generator']} ({m['pass_rank']:.0f}→{m['rank']:.0f})"
+            for m in d["metrics"][name]["misplaced"]
+        )
+        lines.append(f"- **{name}**: {worst}")
+    lines += [
+        "",
+        "## Per generator (sorted by pass rate)",
+        "",
+        "| generator | rows | problems | pass rate | coverage | relative | "
+        + " | ".join(f"{n}: mean (rank, Δ)" for n in focus)
+        + " |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |" + " --- |" * len(focus),
+    ]
+    order = sorted(range(len(d["generators"])), key=lambda i: d["generators"][i]["pass_rank"])
+    for i in order:
+        g = d["generators"][i]
+        cells = [
+            f"{_num(d['metrics'][n]['means'][i])} ({d['metrics'][n]['ranks'][i]:.0f}, "
+            f"{d['metrics'][n]['displacement'][i]:+.0f})"
+            if np.isfinite(d["metrics"][n]["ranks"][i])
+            else "n/a"
+            for n in focus
+        ]
+        lines.append(
+            f"| {g['name']} | {g['rows']} | {g['problems']} | {g['pass_rate']:.3f} | "
+            f"{g['coverage']:.3f} | {g['relative']:+.3f} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot(diagnosis: Mapping[str, Any], path: Path) -> Path:
+    """Per focus column: generator mean vs pass rate (raw), and centred mean vs relative pass
+    rate (coverage taken out of both sides), each generator coloured by its coverage."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    focus = focus_metrics(diagnosis)
+    generators = diagnosis["generators"]
+    pass_rate = np.asarray([g["pass_rate"] for g in generators])
+    relative = np.asarray([g["relative"] for g in generators])
+    coverage = np.asarray([g["coverage"] for g in generators])
+    fig, axes = plt.subplots(2, len(focus), figsize=(3.6 * len(focus), 7), squeeze=False)
+    for col, name in enumerate(focus):
+        metric = diagnosis["metrics"][name]
+        for row, (x, y, variant, xlabel) in enumerate(
+            (
+                (pass_rate, metric["means"], "raw", "pass rate"),
+                (relative, metric["centred_means"], "centred", "relative pass rate"),
+            )
+        ):
+            ax = axes[row][col]
+            y = np.asarray([math.nan if v is None else v for v in y], dtype=float)
+            points = ax.scatter(x, y, c=coverage, cmap="viridis", s=16, vmin=0, vmax=1)
+            tau = diagnosis["variants"][variant][name]["kendall"]
+            ax.set_title(f"{name}\n{variant}: τ {_num(tau)}", fontsize=8)
+            ax.set_xlabel(xlabel, fontsize=8)
+            ax.set_ylabel("generator mean score", fontsize=8)
+            ax.tick_params(labelsize=7)
+    fig.colorbar(points, ax=axes, shrink=0.6, label="coverage (pass rate of its problems)")
+    fig.suptitle(f"System level: {diagnosis['n_generators']} generators", fontsize=10)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write(diagnosis: Mapping[str, Any], out: Path, title: str) -> list[Path]:
+    """``diagnosis.json``, ``diagnosis.md`` and ``diagnosis.png`` under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "diagnosis.json").write_text(json.dumps(to_jsonable(diagnosis), indent=1) + "\n")
+    (out / "diagnosis.md").write_text(to_markdown(diagnosis, title))
+    return [out / "diagnosis.json", out / "diagnosis.md", plot(diagnosis, out / "diagnosis.png")]
