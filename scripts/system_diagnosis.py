@@ -4,7 +4,7 @@ the system-level tau raw / centred per problem / on common problems (issue 43 it
     python scripts/system_diagnosis.py outputs/quality/he-multi --out outputs/system_level/he-multi
     python scripts/system_diagnosis.py --scores S.jsonl --data data/he-multi --split test \\
         --samples ../shared/data/humaneval_generations_multi.jsonl --out DIR
-    python scripts/system_diagnosis.py outputs/system_level/dev/T0/qwen/eval --family qwen --out DIR
+    python scripts/system_diagnosis.py EVAL_REAL EVAL_OPEN --family qwen --min-rows 5 --out DIR
 
 Writes DIR/diagnosis.{md,json,png} and prints the markdown. Logic:
 unice/evaluation/system_diagnosis.py; findings: docs/experiments/system_level.md.
@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from data_builders.errors import UserError  # noqa: E402
 from unice.evaluation.errors import EvaluationError  # noqa: E402
 from unice.evaluation.system_diagnosis import (  # noqa: E402
+    SystemRows,
     diagnose,
     read_evaluation,
     read_rows,
@@ -43,7 +44,9 @@ def family_patterns(name: str, config: Path = FAMILIES) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("evaluation", nargs="?", type=Path, help="an evaluate.py output folder")
+    parser.add_argument(
+        "evaluation", nargs="*", type=Path, help="evaluate.py output folder(s), read as one set"
+    )
     parser.add_argument("--scores", type=Path, help="a scores.jsonl (instead of a folder)")
     parser.add_argument("--data", help="with --scores: the dataset folder or JSONL")
     parser.add_argument("--split", default="test", help="with --scores: the split (test)")
@@ -59,16 +62,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-common", type=int, default=10)
+    parser.add_argument("--min-rows", type=int, default=1, help="drop smaller generators")
     parser.add_argument("--title", default="System-level diagnosis")
     args = parser.parse_args(argv)
     try:
         only = list(args.only) + (family_patterns(args.family) if args.family else [])
-        if args.evaluation is not None:
-            rows = read_evaluation(args.evaluation, only, args.metrics)
+        if args.evaluation:
+            rows = SystemRows.concat(
+                [read_evaluation(folder, (), args.metrics) for folder in args.evaluation]
+            )
+            rows = rows.matching(only) if only else rows
         elif args.scores and args.data:
             rows = read_rows(args.scores, args.data, args.split, args.samples, only, args.metrics)
         else:
             raise UserError("pass an evaluate.py output folder, or --scores FILE and --data DIR")
+        rows = rows.at_least(args.min_rows)
         diagnosis = diagnose(rows, args.n_resamples, args.seed, args.min_common)
         paths = write(diagnosis, args.out, args.title)
     except (UserError, EvaluationError) as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from unice.evaluation.errors import EvaluationError
 from unice.evaluation.system_diagnosis import SystemRows, diagnose, read_rows
 from unice.metrics import system_level_correlations
 from unice.metrics.system_level import center_within, problem_bootstrap
@@ -81,6 +82,15 @@ def test_diagnose_names_the_confound() -> None:
     assert {m["generator"] for m in level["misplaced"][:2]} == {"good", "bad"}
     # equal-difficulty problems: coverage is the same for all, the order is all 'relative'
     assert d["target"]["tau_pass_rate_relative"] == pytest.approx(1.0)
+
+
+def test_rows_of_two_folders_join_and_small_generators_drop() -> None:
+    rows = _synthetic()
+    joined = SystemRows.concat([rows.matching(["good"]), rows.matching(["mid", "bad"])])
+    assert len(joined.ids) == len(rows.ids) and joined.source["only"] == ["bad", "good", "mid"]
+    assert set(rows.at_least(13).generators) == {"mid"}  # good and bad have 12 rows each
+    with pytest.raises(EvaluationError, match="no row of synthetic has a generator matching"):
+        rows.matching(["nobody*"])
 
 
 def test_problem_bootstrap_of_a_perfect_metric_is_one() -> None:

@@ -71,6 +71,49 @@ class SystemRows:
     columns: dict[str, np.ndarray]
     source: dict[str, Any]
 
+    @staticmethod
+    def concat(parts: Sequence[SystemRows]) -> SystemRows:
+        """Rows of several evaluations as one set (a family's dev programs live in two
+        folders); the columns every part has."""
+        if not parts:
+            raise EvaluationError("no evaluation to read")
+        names = [n for n in parts[0].columns if all(n in p.columns for p in parts)]
+        if not names:
+            raise EvaluationError("the evaluations share no metric column")
+        return SystemRows(
+            [i for p in parts for i in p.ids],
+            [t for p in parts for t in p.problems],
+            [g for p in parts for g in p.generators],
+            np.concatenate([p.passed for p in parts]),
+            {n: np.concatenate([p.columns[n] for p in parts]) for n in names},
+            {
+                key: "; ".join(str(p.source.get(key)) for p in parts)
+                if key != "only"
+                else sorted({o for p in parts for o in p.source.get("only", [])})
+                for key in parts[0].source
+            },
+        )
+
+    def at_least(self, min_rows: int) -> SystemRows:
+        """Without the generators that have fewer than ``min_rows`` rows (a mean of one or two
+        programs is noise, not a system's level)."""
+        counts: dict[str, int] = {}
+        for g in self.generators:
+            counts[g] = counts.get(g, 0) + 1
+        return self.select(np.asarray([counts[g] >= min_rows for g in self.generators]))
+
+    def matching(self, patterns: Sequence[str]) -> SystemRows:
+        """The rows whose generator matches one of ``patterns`` (fnmatch)."""
+        keep = np.asarray([any(fnmatchcase(g, p) for p in patterns) for g in self.generators])
+        if not keep.any():
+            raise EvaluationError(
+                f"no row of {self.source.get('data')} has a generator matching "
+                f"{', '.join(patterns)}"
+            )
+        out = self.select(keep)
+        out.source = {**self.source, "only": list(patterns)}
+        return out
+
     def select(self, keep: np.ndarray) -> SystemRows:
         """The rows where ``keep`` is true."""
         index = np.flatnonzero(keep)
@@ -161,17 +204,10 @@ def read_rows(
             "data": str(split_data.path),
             "split": split,
             "generators_from": generators_from,
-            "only": list(only),
+            "only": [],
         },
     )
-    if only:
-        keep = np.asarray([any(fnmatchcase(g, p) for p in only) for g in rows.generators])
-        if not keep.any():
-            raise EvaluationError(
-                f"no row of {data} ({split}) has a generator matching {', '.join(only)}"
-            )
-        rows = rows.select(keep)
-    return rows
+    return rows.matching(only) if only else rows
 
 
 def read_evaluation(
