@@ -152,3 +152,22 @@ def _script():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_dev_rule_adopts_only_on_a_mean_gain_above_the_margin_over_every_fold() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "system_level_dev_script", ROOT / "scripts" / "system_level_dev.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    settings = {"column": "CS", "margin": 0.05}
+
+    def fold(raw: float, centred: float) -> dict:
+        return {"raw": {"CS": raw}, "centred": {"CS": centred}}
+
+    up = module.verdict(settings, {"a": fold(0.1, 0.4), "b": fold(0.2, 0.1)})  # gains .3, -.1
+    assert up["adopted"] and up["mean_gain"] == pytest.approx(0.1)
+    small = module.verdict(settings, {"a": fold(0.1, 0.12), "b": fold(0.2, 0.24)})  # .02, .04
+    assert small["decided"] and not small["adopted"]
+    missing = module.verdict(settings, {"a": fold(0.1, 0.9), "b": None})
+    assert not missing["decided"] and "b" in missing["why"]
