@@ -83,5 +83,9 @@ def obtain(
     path = cache_dir / entry.raw_relpath
     if not path.is_file():
         download(entry.url, path, timeout)
-    verify(entry, path)
+    try:
+        verify(entry, path)
+    except UserError:
+        path.unlink()  # a bad download is not kept: the rerun downloads it again
+        raise
     return path

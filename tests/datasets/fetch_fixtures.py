@@ -19,8 +19,9 @@ HEADER = "repo\tcommit\tpath\tbytes\tsha256\tlicence\tderived_into\turl\trole\tn
 class RawTree:
     """Files written under ``root/raw`` plus the manifest rows describing them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, base_url: str = "http://127.0.0.1:9") -> None:
         self.root = root
+        self.base_url = base_url  # the default: nothing listens, so downloads fail fast
         self.raw = root / "raw"
         self.rows: list[str] = []
 
@@ -30,7 +31,7 @@ class RawTree:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         sha = hashlib.sha256(data).hexdigest()
-        url = f"http://127.0.0.1:9/{repo}/{COMMIT}/{path}"  # nothing listens: downloads fail fast
+        url = f"{self.base_url}/{repo.replace('/', '+')}/{COMMIT}/{path}"
         self.rows.append(f"{repo}\t{COMMIT}\t{path}\t{len(data)}\t{sha}\tMIT\tx\t{url}\tdata\t\n")
         return {"repo": repo, "path": path}
 

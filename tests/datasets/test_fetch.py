@@ -279,6 +279,34 @@ def test_offline_error_names_raw(tmp_path: Path) -> None:
     assert not list((tmp_path / "cache").rglob("*.part"))
 
 
+def test_download_into_the_cache(tmp_path: Path) -> None:
+    """Without --raw the files are downloaded (here from a local server), checked and reused."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    served = tmp_path / "served"
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(served))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        tree = RawTree(tmp_path, base_url=f"http://127.0.0.1:{server.server_address[1]}")
+        tree.raw = served  # the "remote" repository files
+        ref = tree.add("acme/grades", "grades.json", '[{"grade": 4}]')
+        manifest, targets = tree.write({"g": {"kind": "copy", "files": {"g.json": ref}}})
+        fetcher = Fetcher(out=tmp_path / "out", manifest_path=manifest, targets_path=targets)
+        fetcher.run("g")
+        assert (tmp_path / "out" / "g.json").read_text() == '[{"grade": 4}]'
+        cached = next((tmp_path / "out" / ".fetch" / "raw").rglob("grades.json"))
+        cached.write_text('[{"grade": 0}]')  # a corrupt cache copy: an error, and it is removed
+        with pytest.raises(UserError, match="sha256"):
+            fetcher.run("g", force=True)
+        assert not cached.exists()
+        fetcher.run("g", force=True)  # downloaded again
+    finally:
+        server.shutdown()
+
+
 def test_codet_samples_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tree = RawTree(tmp_path)
     problems = tree.jsonl(
