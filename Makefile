@@ -73,6 +73,13 @@ format: $(STAMP)  ## Apply ruff fixes and formatting
 demo: $(STAMP)  ## Build a small HE-Eval, train the embedded MiniLM backbone on CPU, evaluate (<= 20 min)
 	bash scripts/demo.sh
 
+# Rebuild the data shelf from public sources (configs/fetch/manifest.tsv; RAW=DIR reads a local copy)
+FETCH_OUT ?= data/shelf
+RAW ?=
+.PHONY: fetch
+fetch: $(STAMP)  ## Download + convert every shelf file into $(FETCH_OUT); then: SHARED=$(FETCH_OUT) make quality
+	$(BIN)/python -m data_builders fetch --out $(FETCH_OUT) $(if $(RAW),--raw $(RAW))
+
 quality: $(STAMP)  ## Train on real MBPP/APPS generations, evaluate zero-shot on HumanEval vs every baseline (reads ../shared; <= 60 min)
 	bash scripts/quality.sh
 

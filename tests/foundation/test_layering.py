@@ -35,7 +35,7 @@ LAYERS: dict[str, list[tuple[str, ...]]] = {
         ("candidates",),  # programs to label: samples, mutants, generators
         ("dataset",),  # the build pipeline, statistics, card
         # the command lines: python -m data_builders SUBCOMMAND
-        ("__main__", "build", "label", "merge", "sample", "coverage"),
+        ("__main__", "build", "label", "merge", "sample", "coverage", "fetch"),
     ],
     "unice": [
         ("errors", "metrics", "backbones"),
