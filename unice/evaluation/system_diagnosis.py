@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,10 @@ class SystemRows:
         passed: shape ``(n,)`` float (1.0 = passes every test).
         columns: metric name -> shape ``(n,)`` scores (``nan`` = not scored).
         source: where each part came from (provenance for the report).
+        length_ratio: shape ``(n,)``, the program's characters over its reference's (``nan``
+            without a reference): string metrics reward a program as long as the reference,
+            so a generator that writes whole modules (imports, docstrings, tests) is marked
+            down whatever its pass rate.
     """
 
     ids: list[str]
@@ -70,6 +74,11 @@ class SystemRows:
     passed: np.ndarray
     columns: dict[str, np.ndarray]
     source: dict[str, Any]
+    length_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:
+        if self.length_ratio.size != len(self.ids):
+            self.length_ratio = np.full(len(self.ids), math.nan)
 
     @staticmethod
     def concat(parts: Sequence[SystemRows]) -> SystemRows:
@@ -92,6 +101,7 @@ class SystemRows:
                 else sorted({o for p in parts for o in p.source.get("only", [])})
                 for key in parts[0].source
             },
+            np.concatenate([p.length_ratio for p in parts]),
         )
 
     def at_least(self, min_rows: int) -> SystemRows:
@@ -124,6 +134,7 @@ class SystemRows:
             self.passed[index],
             {name: values[index] for name, values in self.columns.items()},
             self.source,
+            self.length_ratio[index],
         )
 
 
@@ -206,6 +217,12 @@ def read_rows(
             "generators_from": generators_from,
             "only": [],
         },
+        np.asarray(
+            [
+                len(g) / len(r) if r.strip() else math.nan
+                for g, r in zip(split_data.generated, split_data.references, strict=True)
+            ]
+        ),
     )
     return rows.matching(only) if only else rows
 
@@ -312,6 +329,12 @@ def diagnose(
     coverage = _means(problem_rate, groups)
     relative = _means(center_within(rows.passed, rows.problems), groups)
     pass_rank = _ranks(pass_rate)
+    length = np.asarray(
+        [
+            float(np.median(part[np.isfinite(part)])) if np.isfinite(part).any() else math.nan
+            for part in (rows.length_ratio[g] for g in groups)
+        ]
+    )
     centred = {n: center_within(v, rows.problems) for n, v in rows.columns.items()}
     per_metric: dict[str, Any] = {}
     for name, values in rows.columns.items():
@@ -338,6 +361,7 @@ def diagnose(
             # does the metric's mean follow which problems were covered, or how well?
             "tau_with_coverage": _tau(means, coverage),
             "tau_with_relative": _tau(means, relative),
+            "tau_with_length": _tau(means, length),
         }
     problem_sets = [set(np.asarray(rows.problems)[g]) for g in groups]
     common = sorted(set.intersection(*problem_sets))
@@ -381,6 +405,7 @@ def diagnose(
                 "pass_rate": float(pass_rate[i]),
                 "coverage": float(coverage[i]),
                 "relative": float(relative[i]),
+                "length_ratio": float(length[i]),
                 "pass_rank": float(pass_rank[i]),
             }
             for i, (name, g) in enumerate(zip(names, groups, strict=True))
@@ -389,6 +414,7 @@ def diagnose(
         "target": {
             "tau_pass_rate_coverage": _tau(pass_rate, coverage),
             "tau_pass_rate_relative": _tau(pass_rate, relative),
+            "tau_pass_rate_length": _tau(pass_rate, length),
         },
         "metrics": per_metric,
         "variants": variants,
@@ -431,13 +457,15 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         "",
         "How much of the pass-rate order is coverage: τ(pass rate, coverage) "
         f"{_num(d['target']['tau_pass_rate_coverage'])}, τ(pass rate, relative) "
-        f"{_num(d['target']['tau_pass_rate_relative'])} (coverage: the pass rate of the "
-        "generator's problems over all generators; relative: its pass rate minus that).",
+        f"{_num(d['target']['tau_pass_rate_relative'])}, τ(pass rate, length) "
+        f"{_num(d['target']['tau_pass_rate_length'])} (coverage: the pass rate of the "
+        "generator's problems over all generators; relative: its pass rate minus that; "
+        "length: the median of its programs' characters over their reference's).",
         "",
         "| metric | raw τ (G) (P) | centred both τ (G) | centred scores vs raw pass rate τ (G) | "
         f"common problems τ (G) [{d['n_common_problems']} problems] | τ(mean, coverage) | "
-        "τ(mean, relative) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "τ(mean, relative) | τ(mean, length) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     variants = d["variants"]
     for name in sorted(
@@ -456,7 +484,8 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
                 else f"not computed (< {d['min_common']} problems)"
             )
             + f" | {_num(d['metrics'][name]['tau_with_coverage'])} | "
-            f"{_num(d['metrics'][name]['tau_with_relative'])} |"
+            f"{_num(d['metrics'][name]['tau_with_relative'])} | "
+            f"{_num(d['metrics'][name]['tau_with_length'])} |"
         )
     focus = focus_metrics(d)
     lines += ["", "## Most misplaced generators (rank 1 = best; displacement = metric − pass)", ""]
@@ -470,10 +499,10 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         "",
         "## Per generator (sorted by pass rate)",
         "",
-        "| generator | rows | problems | pass rate | coverage | relative | "
+        "| generator | rows | problems | pass rate | coverage | relative | length | "
         + " | ".join(f"{n}: mean (rank, Δ)" for n in focus)
         + " |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |" + " --- |" * len(focus),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |" + " --- |" * len(focus),
     ]
     order = sorted(range(len(d["generators"])), key=lambda i: d["generators"][i]["pass_rank"])
     for i in order:
@@ -487,7 +516,9 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         ]
         lines.append(
             f"| {g['name']} | {g['rows']} | {g['problems']} | {g['pass_rate']:.3f} | "
-            f"{g['coverage']:.3f} | {g['relative']:+.3f} | " + " | ".join(cells) + " |"
+            f"{g['coverage']:.3f} | {g['relative']:+.3f} | {_num(g['length_ratio'], 2)} | "
+            + " | ".join(cells)
+            + " |"
         )
     return "\n".join(lines) + "\n"
 
@@ -505,7 +536,9 @@ def plot(diagnosis: Mapping[str, Any], path: Path) -> Path:
     pass_rate = np.asarray([g["pass_rate"] for g in generators])
     relative = np.asarray([g["relative"] for g in generators])
     coverage = np.asarray([g["coverage"] for g in generators])
-    fig, axes = plt.subplots(2, len(focus), figsize=(3.6 * len(focus), 7), squeeze=False)
+    fig, axes = plt.subplots(
+        2, len(focus), figsize=(3.4 * len(focus) + 1, 7), squeeze=False, layout="constrained"
+    )
     for col, name in enumerate(focus):
         metric = diagnosis["metrics"][name]
         for row, (x, y, variant, xlabel) in enumerate(
@@ -522,7 +555,7 @@ def plot(diagnosis: Mapping[str, Any], path: Path) -> Path:
             ax.set_xlabel(xlabel, fontsize=8)
             ax.set_ylabel("generator mean score", fontsize=8)
             ax.tick_params(labelsize=7)
-    fig.colorbar(points, ax=axes, shrink=0.6, label="coverage (pass rate of its problems)")
+    fig.colorbar(points, ax=axes, shrink=0.6, label="coverage (its problems' pass rate)")
     fig.suptitle(f"System level: {diagnosis['n_generators']} generators", fontsize=10)
     fig.savefig(path, dpi=110)
     plt.close(fig)
