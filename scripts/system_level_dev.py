@@ -1,16 +1,17 @@
 """Issue 43 item 4: decide per-problem centring of the system-level scores on the transfer dev,
 by the rule pre-registered in ``configs/system_level_dev.yaml`` (never on the 39-generator set).
 
-For each held-out family (fold) of the transfer protocol: score MBPP's dev rows with that fold's
-checkpoint (runs/transfer/<arm>/<fold>/best; evaluate.py, baselines=fast), keep the family's
-generators, and compute the system-level tau of each column raw and with the scores centred per
+For each held-out family (fold) of the transfer protocol: the family's programs of MBPP's dev
+problems (every dev folder), scored by that fold's checkpoint (runs/transfer/<arm>/<fold>/best;
+a frozen encoder reads the fold's feature cache) and by the fast baselines (evaluate.py), and
+compute the system-level tau of each column raw and with the scores centred per
 problem (scripts/system_diagnosis.py's figures). Then the rule's verdict.
 
     python scripts/system_level_dev.py            # score the folds whose checkpoints exist, table
     python scripts/system_level_dev.py --table    # only the table of what has been scored
 
-Writes <out>/<arm>/<fold>/{<dev dir name>/ (evaluate.py's folder), diagnosis/} and
-<out>/<arm>/table.{md,json}.
+Writes <out>/<arm>/<fold>/{dev_rows.jsonl, codescore.jsonl, eval/ (evaluate.py's folder),
+diagnosis/} and <out>/<arm>/table.{md,json}.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import statistics
 import subprocess
 import sys
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +30,13 @@ from omegaconf import OmegaConf
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import unice  # noqa: E402
+from data_builders.jsonl import iter_jsonl, write_jsonl  # noqa: E402
+from unice.evaluation.codescore import FORMAT_COLUMNS  # noqa: E402
+from unice.evaluation.data import load_split  # noqa: E402
 from unice.evaluation.report import to_jsonable  # noqa: E402
-from unice.evaluation.system_diagnosis import (  # noqa: E402
-    SystemRows,
-    diagnose,
-    read_evaluation,
-    write,
-)
+from unice.evaluation.system_diagnosis import diagnose, read_evaluation, write  # noqa: E402
+from unice.training.feature_cache import open_feature_cache  # noqa: E402
 
 CONFIG = ROOT / "configs" / "system_level_dev.yaml"
 
@@ -58,28 +60,76 @@ def checkpoint(settings: dict[str, Any], fold: str) -> Path | None:
     return run / "best" if (run / "best").is_dir() and (run / "metrics.json").is_file() else None
 
 
-def score_fold(settings: dict[str, Any], fold: str, ckpt: Path) -> list[Path]:
-    """evaluate.py on every dev folder with the fold's checkpoint (skipped when done)."""
-    folders = []
+def family_rows(settings: dict[str, Any], fold: str) -> list[dict[str, Any]]:
+    """The held-out family's dev rows of every dev folder, ids prefixed with the folder's name
+    (both folders number their samples ``TASK::samples::k``)."""
+    patterns = family_patterns(settings, fold)
+    rows = []
     for data in settings["dev_dirs"]:
-        out = fold_folder(settings, fold) / Path(data).name
-        folders.append(out)
-        if (out / "scores.jsonl").is_file() and (out / "report.json").is_file():
-            continue
-        command = [
-            sys.executable, "evaluate.py", f"ckpt_path={ckpt}", f"data={data}",
-            f"split={settings['split']}", "label=passed", "baselines=fast",
-            "bootstrap.n_resamples=0", "plots=false", "progress=false", f"output_dir={out}",
-        ]  # fmt: skip
-        print("$", " ".join(command), flush=True)
-        subprocess.run(command, cwd=ROOT, check=True)
-    return folders
+        for _, row in iter_jsonl(ROOT / data / f"{settings['split']}.jsonl", what="dev row"):
+            if any(fnmatchcase(str(row.get("generator") or ""), p) for p in patterns):
+                rows.append({**row, "id": f"{Path(data).name}/{row['id']}"})
+    return rows
 
 
-def fold_figures(settings: dict[str, Any], fold: str, folders: list[Path]) -> dict[str, Any]:
-    """The family's dev rows from every folder, diagnosed; raw and centred tau per column."""
-    rows = SystemRows.concat([read_evaluation(f) for f in folders])
-    rows = rows.matching(family_patterns(settings, fold)).at_least(int(settings["min_rows"]))
+def codescore_scores(ckpt: Path, rows_file: Path, out: Path) -> None:
+    """The checkpoint's CodeScore columns of the rows, as a ``scores=`` file. A frozen
+    encoder reads the training runs' feature cache (trainer.feature_cache: auto), where every
+    dev text was encoded while the fold trained: the same states, without encoding again."""
+    data = load_split(rows_file, "dev")
+    model = unice.load_model(ckpt, device="cpu")
+    if model.config.freeze_encoder:
+        model.use_feature_cache(open_feature_cache(model, "auto"))
+    scored = model.score(
+        generated=data.generated,
+        references=[r or None for r in data.references],
+        nls=[n or None for n in data.nls],
+        languages=data.languages,
+        batch_size=32,
+        progress=True,
+    )
+    write_jsonl(
+        out,
+        [
+            to_jsonable(
+                {
+                    "id": i,
+                    **{
+                        name: row.get(f"codescore{suffix}")
+                        for suffix, name in FORMAT_COLUMNS.items()
+                    },
+                }
+            )
+            for i, row in zip(data.ids, scored, strict=True)
+        ],
+    )
+
+
+def score_fold(settings: dict[str, Any], fold: str, ckpt: Path) -> Path:
+    """The family's dev rows scored by the fold's checkpoint and the fast baselines
+    (evaluate.py's folder; skipped when done)."""
+    folder = fold_folder(settings, fold)
+    out = folder / "eval"
+    if (out / "scores.jsonl").is_file() and (out / "report.json").is_file():
+        return out
+    folder.mkdir(parents=True, exist_ok=True)
+    rows_file, scores_file = folder / "dev_rows.jsonl", folder / "codescore.jsonl"
+    write_jsonl(rows_file, family_rows(settings, fold))
+    print(f"{fold}: scoring {rows_file} with {ckpt}", flush=True)
+    codescore_scores(ckpt, rows_file, scores_file)
+    command = [
+        sys.executable, "evaluate.py", f"data={rows_file}", f"scores=[{scores_file}]",
+        "label=passed", "baselines=fast", "bootstrap.n_resamples=0", "plots=false",
+        "progress=false", f"output_dir={out}",
+    ]  # fmt: skip
+    print("$", " ".join(command), flush=True)
+    subprocess.run(command, cwd=ROOT, check=True)
+    return out
+
+
+def fold_figures(settings: dict[str, Any], fold: str, evaluation: Path) -> dict[str, Any]:
+    """The family's dev rows diagnosed; raw and centred tau per column."""
+    rows = read_evaluation(evaluation).at_least(int(settings["min_rows"]))
     diagnosis = diagnose(rows, int(settings["n_resamples"]), int(settings["seed"]))
     write(diagnosis, fold_folder(settings, fold) / "diagnosis", f"Dev system level: {fold}")
     return {
@@ -152,11 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, dict[str, Any] | None] = {}
     for fold in settings["folds"]:
         ckpt = checkpoint(settings, fold)
-        folders = [fold_folder(settings, fold) / Path(d).name for d in settings["dev_dirs"]]
+        evaluation = fold_folder(settings, fold) / "eval"
         if ckpt is not None and not args.table:
-            folders = score_fold(settings, fold, ckpt)
-        scored = ckpt is not None and all((f / "scores.jsonl").is_file() for f in folders)
-        figures[fold] = fold_figures(settings, fold, folders) if scored else None
+            evaluation = score_fold(settings, fold, ckpt)
+        scored = ckpt is not None and (evaluation / "scores.jsonl").is_file()
+        figures[fold] = fold_figures(settings, fold, evaluation) if scored else None
         if figures[fold] is None:
             print(f"{fold}: no finished checkpoint under {settings['runs']}/{settings['arm']}")
     text = table(settings, figures)

@@ -96,7 +96,7 @@ class SystemRows:
             np.concatenate([p.passed for p in parts]),
             {n: np.concatenate([p.columns[n] for p in parts]) for n in names},
             {
-                key: "; ".join(str(p.source.get(key)) for p in parts)
+                key: "; ".join(dict.fromkeys(str(p.source.get(key)) for p in parts))
                 if key != "only"
                 else sorted({o for p in parts for o in p.source.get("only", [])})
                 for key in parts[0].source
