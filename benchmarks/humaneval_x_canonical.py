@@ -27,8 +27,8 @@ from pathlib import Path
 
 import _harness
 
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program
 from data_builders.problems.humaneval_x import (
     canonical_solution,

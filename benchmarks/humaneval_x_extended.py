@@ -25,8 +25,8 @@ from pathlib import Path
 import _harness
 
 from data_builders.dataset.humaneval_x import humaneval_suites
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program
 from data_builders.languages.coverage import load_rows, translate_task
 from data_builders.languages.suites import extended_test

@@ -22,7 +22,7 @@ timeouts (5-30 s).
 
 Timings are wall-clock on whatever else the machine is doing: compare the two figures of one run.
 ``--smoke``: JavaScript (needs ``node``), one HumanEval-X task made here, three samples.
-The harness itself is ``data_builders.execution.plain_harness``.
+The harness itself is ``data_builders.execution.compiled.plain_harness``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pathlib import Path
 import _harness
 
 from data_builders.errors import UserError
-from data_builders.execution.plain_harness import (
+from data_builders.execution.compiled.plain_harness import (
     TOOLS,
     build_programs,
     javatuples_jar,

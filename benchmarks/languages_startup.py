@@ -19,9 +19,9 @@ import time
 
 import _harness
 
+from data_builders.execution.compiled.languages import get_language
+from data_builders.execution.compiled.pool import ForeignPool
 from data_builders.execution.executor import Executor
-from data_builders.execution.foreign import ForeignPool
-from data_builders.execution.languages import get_language
 
 PROGRAMS = {
     "java": (

@@ -19,7 +19,7 @@ written to a ``*_test.go`` file, as upstream's ``containerized_eval`` does for t
 ``go_test.go`` (the wheel's copy maps ``go`` to a plain ``.go`` file, which ``go test`` finds
 no tests in). The reference's ``node`` gets the ``NODE_PATH`` that ``label``'s gives
 (global npm modules such as ``js-md5``; ``--bare-node`` to leave it out). With ``--reference plain`` the plain harness of
-``data_builders.execution.plain_harness`` (the same rules, written there) is the reference.
+``data_builders.execution.compiled.plain_harness`` (the same rules, written there) is the reference.
 
 The program is ``prompt + completion cut at the first stop token + "\\n" + tests`` (MultiPL-E
 cuts at generation time; ``data_builders.problems.multipl_e.stop_at_stop_token``). Prints, per
@@ -138,7 +138,7 @@ def evaluate(package: ModuleType, language: str, program: str) -> dict[str, Any]
 
 def plain_verdict(language: str, program: str) -> dict[str, Any]:
     """The plain harness's verdict (``plain_harness.run_plain``) in the same shape."""
-    from data_builders.execution.plain_harness import run_plain
+    from data_builders.execution.compiled.plain_harness import run_plain
 
     verdict = run_plain(PLAIN_NAMES[language], program)
     return {"status": verdict.stage, "passed": verdict.passed, "exit_code": None, "stderr": ""}
@@ -159,7 +159,7 @@ def same_environment() -> None:
     ``NODE_PATH``): HumanEval-X's ``stringToMd5`` needs the npm package ``js-md5``, which
     ``make system-deps`` installs globally, and a bare ``node`` does not look there. This is
     the machine's set-up, not a rule; ``--bare-node`` leaves it out."""
-    from data_builders.execution.languages.js import JavaScript
+    from data_builders.execution.compiled.languages.js import JavaScript
 
     env = JavaScript().run_spec(1024).env or {}
     if "NODE_PATH" in env:

@@ -163,7 +163,7 @@ def check_task_ids(
 
 def check_toolchains(languages: set[str]) -> None:
     """One line naming every missing compiler/runtime (and what to install)."""
-    from data_builders.execution.languages import LANGUAGES, get_language
+    from data_builders.execution.compiled.languages import LANGUAGES, get_language
 
     problems = []
     for name in sorted(languages - {"python"}):
@@ -180,7 +180,7 @@ def check_toolchains(languages: set[str]) -> None:
 def warn_unsplit(samples: list[dict[str, Any]], program: Callable[[dict[str, Any]], Any]) -> None:
     """One line naming the tasks whose test has no assertion their language recognises (one
     test per assertion: C++, Java, JavaScript, Go, Rust)."""
-    from data_builders.execution.languages import SplitError, get_language
+    from data_builders.execution.compiled.languages import SplitError, get_language
 
     seen: dict[str, bool] = {}
     for sample in samples:

@@ -22,7 +22,7 @@ executor of another language:
    raised to the language's calibrated floor and the ``compiled`` section's ``timeout`` (see
    :func:`~data_builders.execution.limits.assertion_policy`).
 3. **labels**: every candidate compiled once and run once on all its assertions in the
-   sandbox (:mod:`data_builders.execution.foreign`), one status per assertion.
+   sandbox (:mod:`data_builders.execution.compiled.pool`), one status per assertion.
 
 Each task's final test and limits are stored with its progress record, so a resumed build
 neither re-extends nor re-runs the canonical solutions.
@@ -71,7 +71,7 @@ def check_options(options: Any) -> None:
 
 def check_request(request: Any) -> None:
     """What HE-Eval-X cannot do, each in one line, before anything runs."""
-    from data_builders.execution.languages import get_language
+    from data_builders.execution.compiled.languages import get_language
 
     check_options(request)
     if request.generate:
@@ -163,7 +163,7 @@ def _row(problem: Problem) -> dict[str, Any]:
 
 
 def _n_cases(language: str, test: str) -> int:
-    from data_builders.execution.languages import SplitError, get_language
+    from data_builders.execution.compiled.languages import SplitError, get_language
 
     try:
         return len(get_language(language).split(test))

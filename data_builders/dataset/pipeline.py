@@ -114,7 +114,7 @@ class BuildRequest:
             concurrency=self.concurrency,
         )
         if self.language:
-            from data_builders.execution.languages import get_language
+            from data_builders.execution.compiled.languages import get_language
 
             stops = get_language(self.language).stop_tokens
             settings = dataclasses.replace(

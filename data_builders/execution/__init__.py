@@ -2,7 +2,7 @@
 
 One executor type for every language (:class:`Executor`, ``executor.py``): Python's programs
 run on its pool of pre-imported workers (``python/pool.py``), the compiled languages' on the
-foreign pool (``foreign.py``), either on Ray (``ray/backend.py``). See docs/execution.md for
+foreign pool (``compiled/pool.py``), either on Ray (``ray/backend.py``). See docs/execution.md for
 statuses, comparison rules, isolation levels and the threat model, docs/languages.md for the
 compiled languages.
 Every public name is imported lazily: worker processes import this package (for their own

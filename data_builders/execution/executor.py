@@ -18,7 +18,7 @@ picks once, when it opens:
 * Python, here: :class:`~data_builders.execution.python.pool.PythonPool` (persistent
   pre-imported workers that fork a child per program, the import zygote, host-side
   judging); options ``preload``, ``shared_imports``.
-* C++, Java, JavaScript, Go, Rust, here: :class:`~data_builders.execution.foreign.ForeignPool`
+* C++, Java, JavaScript, Go, Rust, here: :class:`~data_builders.execution.compiled.pool.ForeignPool`
   (compile in a sandbox, run every case in one sandboxed process; it runs programs of any of
   these languages, each by its ``Program.language``); options ``cache_dir``,
   ``shared_cache_dir``, ``compile_servers``, ``runners``.
@@ -53,7 +53,7 @@ def canonical_language(language: str) -> str:
     any case allowed: ``"C++"`` -> ``"cpp"``); ValueError for a language no pool runs."""
     if language == "python":
         return language
-    from data_builders.execution.languages import ALIASES, LANGUAGES
+    from data_builders.execution.compiled.languages import ALIASES, LANGUAGES
 
     key = ALIASES.get(language.lower(), language.lower())
     if key not in LANGUAGES:

@@ -96,7 +96,7 @@ class ForeignLimits:
     canonical_runs: int = 2
 
     def __post_init__(self) -> None:
-        from data_builders.execution.languages import ALIASES, LANGUAGES
+        from data_builders.execution.compiled.languages import ALIASES, LANGUAGES
 
         floors = {}
         for name, floor in dict(self.calibrated_floors or {}).items():
@@ -113,7 +113,7 @@ class ForeignLimits:
     def floor_for(self, language: str) -> float:
         """The least calibrated limit of an assertion in ``language`` (its own floor where
         ``calibrated_floors`` names it, else ``calibrated_floor``)."""
-        from data_builders.execution.languages import ALIASES
+        from data_builders.execution.compiled.languages import ALIASES
 
         key = ALIASES.get(language.lower(), language.lower())
         return self.calibrated_floors.get(key, self.calibrated_floor)

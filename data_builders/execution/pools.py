@@ -3,7 +3,7 @@
 Every pool has ``run(program)``, a lazy ``map(programs)`` (results in input order, the input
 read a bounded window ahead), ``close()``, ``isolation``, ``n_workers`` and ``limits``. The
 local ones, by language: Python's :class:`~data_builders.execution.python.pool.PythonPool`,
-every compiled language's :class:`~data_builders.execution.foreign.ForeignPool`. (Ray's
+every compiled language's :class:`~data_builders.execution.compiled.pool.ForeignPool`. (Ray's
 :class:`~data_builders.execution.ray.backend.RayPool` holds one local pool per actor.)
 """
 
@@ -40,6 +40,6 @@ def open_local_pool(
         from data_builders.execution.python.pool import PythonPool
 
         return PythonPool(workers=workers, limits=limits, isolation=isolation, **options)
-    from data_builders.execution.foreign import ForeignPool
+    from data_builders.execution.compiled.pool import ForeignPool
 
     return ForeignPool(workers=workers, limits=limits, isolation=isolation, **options)

@@ -2,8 +2,8 @@
 
 Why a module of its own: every sandboxed run is a tree (bubblewrap, the runtime, its
 threads and children), and what a limit counts is the whole tree's. The foreign runner's
-watch (``foreign_watch.py``), the long-lived runner (``foreign_runner.py``) and the warm
-compile server (``compile_server.py``) all read it; none of them needs the others.
+watch (``compiled/watch.py``), the long-lived runner (``compiled/runner.py``) and the warm
+compile server (``compiled/compile_server.py``) all read it; none of them needs the others.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ class Program:
             (function programs, may be mixed) or StdioTest (standard-input programs). Any
             other language: the language's own test code as one string (HumanEval-X's or
             MultiPL-E's test), which its language module splits into one case per assertion
-            (``execution/languages/``).
+            (``execution/compiled/languages/``).
         entry_point: function called by CallTest / bound to ``candidate``; ``"Solution.method"``
             instantiates ``Solution()`` first (APPS/LeetCode style). Python only.
         setup: code run after ``source`` in the same globals, before the tests (e.g. the
@@ -123,7 +123,7 @@ class Program:
             solution), or None. With it, an assertion whose expected side
             the test computes is judged on the host against that side's value in the
             reference's own run instead of in the program
-            (``execution/languages/computed.py``).
+            (``execution/compiled/languages/computed.py``).
     """
 
     source: str

@@ -1,6 +1,6 @@
 """Translated extended assertions as test code: alone (:func:`extended_test`) or added to a
 HumanEval-X task's own test (:func:`with_extended`), in the shape each language's driver
-splits into one case per assertion (``data_builders/execution/languages/``).
+splits into one case per assertion (``data_builders/execution/compiled/languages/``).
 
 Why add them to the original test rather than run a second program: compiling is most of the
 cost of a C++, Go or Rust program, and one process runs every assertion (the JVM starts once),

@@ -223,8 +223,8 @@ def program_from_continuation(problem: Problem, text: str) -> str:
     braces are added back here (Go and JavaScript stops usually fall after the function,
     which then needs none). A continuation that closes more than it opened is kept as written:
     it does not compile, which is its label."""
-    from data_builders.execution.languages import get_language
-    from data_builders.execution.languages.source import code_mask
+    from data_builders.execution.compiled.languages import get_language
+    from data_builders.execution.compiled.languages.source import code_mask
 
     language = get_language(problem.metadata["language"])
     kept = cut_at_stops(text, language.stop_tokens)

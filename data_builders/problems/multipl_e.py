@@ -179,7 +179,7 @@ def problems_for(
 
 def program_language(problem: Problem) -> str:
     """The language of ``problem``'s programs, by this project's name (``rs``: ``rust``)."""
-    from data_builders.execution.languages import ALIASES
+    from data_builders.execution.compiled.languages import ALIASES
 
     name = str(problem.metadata["language"])
     return ALIASES.get(name, name)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign_build import DeferredRemoval
+from data_builders.execution.compiled.build import DeferredRemoval
 from data_builders.execution.process_tree import Tree
 
 

@@ -57,11 +57,11 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     # MultiPL-E-style harness reads problem files to assemble programs. It belongs one layer
     # up (a command, or problems/), or should take the problems from its caller.
     (
-        "data_builders.execution.plain_harness",
+        "data_builders.execution.compiled.plain_harness",
         "data_builders.problems.multipl_e",
     ): "execution/ owned elsewhere: plain harness loads MultiPL-E problems",
     (
-        "data_builders.execution.plain_harness",
+        "data_builders.execution.compiled.plain_harness",
         "data_builders.problems.humaneval_x",
     ): "execution/ owned elsewhere: plain harness loads HumanEval-X problems",
     # A forwarder kept for benchmarks/humaneval_x_extended.py (another engineer's file), which

@@ -8,9 +8,9 @@ import threading
 import time
 from pathlib import Path
 
-from data_builders.execution import foreign
+from data_builders.execution.compiled import pool
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages import get_language
 
 SOURCE = "function add(a, b) {\n  return a + b;\n}\n"
 TEST = "const testAdd = () => {\n  console.assert(add(1, 2) === 3)\n}\ntestAdd()\n"
@@ -31,12 +31,12 @@ def test_a_build_being_removed_is_built_again_not_run(monkeypatch) -> None:
         ex = executor.pool
         first = ex._build(language, driver.files, driver.mode, driver.prelude)
         assert (first.path / "main.js").exists()
-        monkeypatch.setattr(foreign.shutil, "rmtree", slow_rmtree)
+        monkeypatch.setattr(pool.shutil, "rmtree", slow_rmtree)
         releasing = threading.Thread(target=ex._release, args=(first,))
         releasing.start()
         assert removing.wait(5)
         second = ex._build(language, driver.files, driver.mode, driver.prelude)
         releasing.join()
-        monkeypatch.setattr(foreign.shutil, "rmtree", real_rmtree)
+        monkeypatch.setattr(pool.shutil, "rmtree", real_rmtree)
         assert Path(second.path, "main.js").exists()  # built again after the removal
         ex._release(second)

@@ -16,7 +16,7 @@ import pytest
 
 from data_builders.__main__ import main
 from data_builders.dataset import humaneval_x
-from data_builders.execution.languages import Language, get_language
+from data_builders.execution.compiled.languages import Language, get_language
 from data_builders.languages.suites import with_extended
 
 from .conftest import need

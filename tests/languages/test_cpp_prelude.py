@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from data_builders.execution.compiled.languages.cpp import leading_system_includes
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages.cpp import leading_system_includes
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
 

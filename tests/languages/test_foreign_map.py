@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from data_builders.execution.compiled.pool import MAP_WINDOW_PER_WORKER
 from data_builders.execution.executor import Executor
-from data_builders.execution.foreign import MAP_WINDOW_PER_WORKER
 from data_builders.execution.types import Program, ProgramResult, TestOutcome
 from tests.languages.conftest import LIMITS
 

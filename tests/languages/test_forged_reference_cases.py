@@ -3,7 +3,7 @@
 The forgery suite's second half (``test_forged_verdicts.py`` is the first): the assertions
 whose expected side the test computes (a loop of random checks, a variable, two calls of the
 program, HumanEval's ``find_zero`` property) are judged on the host against the reference
-solution's run (``data_builders/execution/languages/computed.py``), so these programs carry a
+solution's run (``data_builders/execution/compiled/languages/computed.py``), so these programs carry a
 ``Program.reference``. Each attack is a *wrong* program (a wrong ``add``, a ``twice`` that
 differs from call to call, a wrong root) that also forges reports: pass lines on every
 descriptor or by the harness's names, values for a loop's turns, a redefined value case, an

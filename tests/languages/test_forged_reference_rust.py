@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.execution.languages import get_language
-from data_builders.execution.languages.computed import Reference, defined_names
+from data_builders.execution.compiled.languages import get_language
+from data_builders.execution.compiled.languages.computed import Reference, defined_names
 from data_builders.execution.types import Program, ProgramResult
 from tests.languages.conftest import statuses
 from tests.languages.test_forged_reference_cases import assert_no_pass, run, run_attacks

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.execution.languages import get_language
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.types import Program
 from tests.languages.conftest import need, run, statuses
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from data_builders.execution.compiled.languages import go_build
+from data_builders.execution.compiled.languages.go import QUOTES
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages import go_build
-from data_builders.execution.languages.go import QUOTES
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need, statuses
 

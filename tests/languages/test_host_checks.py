@@ -1,4 +1,4 @@
-"""Host-side verdicts (``execution/foreign_checks.py``): the test's constants read here, the
+"""Host-side verdicts (``execution/compiled/checks.py``): the test's constants read here, the
 program's serialised value judged here with the test's own semantics (pure Python)."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import struct
 
 import pytest
 
-from data_builders.execution.foreign_checks import Check, judge
-from data_builders.execution.foreign_js_semantics import js_json, js_number_to_string
-from data_builders.execution.foreign_literals import NotLiteral, parse_literal
-from data_builders.execution.languages import get_language
-from data_builders.execution.languages.cpp import cpp_check
-from data_builders.execution.languages.js import js_check
+from data_builders.execution.compiled.checks import Check, judge
+from data_builders.execution.compiled.js_semantics import js_json, js_number_to_string
+from data_builders.execution.compiled.languages import get_language
+from data_builders.execution.compiled.languages.cpp import cpp_check
+from data_builders.execution.compiled.languages.js import js_check
+from data_builders.execution.compiled.literals import NotLiteral, parse_literal
 
 
 def f64(x: float) -> dict[str, str]:
@@ -153,7 +153,7 @@ def test_expected_values_never_enter_the_driver() -> None:
 
 
 def test_java_shapes_and_semantics() -> None:
-    from data_builders.execution.languages.java_checks import java_check
+    from data_builders.execution.compiled.languages.java_checks import java_check
 
     actual, check = java_check("s.f(Arrays.asList(1, 2)).equals(Arrays.asList(1, 2))")
     assert actual == "s.f(Arrays.asList(1, 2))" and check.op == "equals"
@@ -184,7 +184,7 @@ def go(kind: str, type_: str, payload: object) -> dict[str, list[object]]:
 
 
 def test_go_shapes_and_semantics() -> None:
-    from data_builders.execution.languages.go import blank_unused_imports, go_check
+    from data_builders.execution.compiled.languages.go import blank_unused_imports, go_check
 
     actual, check = go_check("assert.Equal([]int{1, 2}, F(1))")
     assert actual == "F(1)"
@@ -218,7 +218,7 @@ def test_go_shapes_and_semantics() -> None:
 
 
 def test_rust_shapes_and_semantics() -> None:
-    from data_builders.execution.languages.rust import rust_check
+    from data_builders.execution.compiled.languages.rust import rust_check
 
     actual, check = rust_check('assert!(f(vec!["a".to_string()]) == vec!["A+", "B"])')
     assert actual == 'f(vec!["a".to_string()])'
@@ -255,7 +255,7 @@ def test_rust_shapes_and_semantics() -> None:
 
 
 def test_node_assert_shapes_and_semantics() -> None:
-    from data_builders.execution.languages.js import node_assert_check
+    from data_builders.execution.compiled.languages.js import node_assert_check
 
     actual, check = node_assert_check("assert.deepEqual(candidate([1, 2]), [2, 3])")
     assert actual == "candidate([1, 2])" and check.op == "deep" and not check.strict
@@ -306,7 +306,7 @@ def test_java_maps_built_from_constants_are_judged_on_the_host() -> None:
 
 # -- assertions judged from a reference run (languages/computed.py) -----------------------
 def test_loop_turns_are_judged_turn_by_turn() -> None:
-    from data_builders.execution.foreign_checks import judge_series
+    from data_builders.execution.compiled.checks import judge_series
 
     check = Check("cpp", "eq", [1, 2, 3], origin="reference", each="turns")
     turns = [b"1", b"2", b"3"]
@@ -353,10 +353,10 @@ def test_self_pairs_and_the_find_zero_property() -> None:
 
 
 def test_computed_shapes() -> None:
-    from data_builders.execution.languages.computed import defined_names
-    from data_builders.execution.languages.cpp import cpp_computed
-    from data_builders.execution.languages.java_checks import java_computed
-    from data_builders.execution.languages.js import js_computed
+    from data_builders.execution.compiled.languages.computed import defined_names
+    from data_builders.execution.compiled.languages.cpp import cpp_computed
+    from data_builders.execution.compiled.languages.java_checks import java_computed
+    from data_builders.execution.compiled.languages.js import js_computed
 
     names = frozenset({"f", "poly"})
     found = cpp_computed("f(x) == x + 1", "", names)

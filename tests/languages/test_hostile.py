@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.languages import get_language
 from data_builders.execution.types import Program, ProgramResult
 from tests.languages.conftest import LIMITS, need, open_executor, run, statuses
 

@@ -8,8 +8,8 @@ where MultiPL-E's evaluator passes the program.
 
 from __future__ import annotations
 
-from data_builders.execution.languages import get_language
-from data_builders.execution.languages.java import enclosing_class
+from data_builders.execution.compiled.languages import get_language
+from data_builders.execution.compiled.languages.java import enclosing_class
 from data_builders.execution.types import Program
 from tests.languages.conftest import need, statuses
 

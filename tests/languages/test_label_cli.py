@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from data_builders.__main__ import main
-from data_builders.execution.languages.base import Language
+from data_builders.execution.compiled.languages.base import Language
 from tests.languages.conftest import need
 
 JS_TASK = {
@@ -157,7 +157,7 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
     need("js")
-    from data_builders.execution.foreign import ForeignPool
+    from data_builders.execution.compiled.pool import ForeignPool
 
     limits_seen = []
     original_run = ForeignPool.run
@@ -183,7 +183,7 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     # the canonical ran first with no limits of its own, then the sample under the calibrated
     # ones: addOne takes microseconds, so every assertion is far below the flat 3 s, at
     # JavaScript's floor (its own section of limits.yaml)
-    from data_builders.execution.foreign_limits import ForeignLimits
+    from data_builders.execution.compiled.limits import ForeignLimits
 
     floor = ForeignLimits.from_yaml().floor_for("js")
     canonical, sample = limits_seen
@@ -198,7 +198,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
     """Rows go to OUT.partial as they come (as for Python samples): a rerun labels only the
     rest, and the file equals an uninterrupted run's."""
     need("js")
-    from data_builders.execution.foreign import ForeignPool
+    from data_builders.execution.compiled.pool import ForeignPool
 
     problems = _write(tmp_path / "humaneval_js.jsonl", [JS_TASK])
     completions = [JS_TASK["canonical_solution"], "  return x\n}\n", "  return x + 1\n}\n"]

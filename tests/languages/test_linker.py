@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.languages import base, get_language
+from data_builders.execution.compiled.languages import base, get_language
 
 
 @pytest.fixture

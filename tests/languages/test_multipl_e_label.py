@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from data_builders.__main__ import main
-from data_builders.execution.languages import get_language
+from data_builders.execution.compiled.languages import get_language
 
 ROWS = {
     "cpp": {

@@ -58,7 +58,7 @@ CPP_TEST = "}\nint main() {\n    assert(any_big({1, 9}) == true);\n    assert(an
 def test_cpp_judges_undefined_behaviour_as_multipl_e_compiles_it(foreign) -> None:
     if shutil.which("g++") is None:
         pytest.skip("g++ absent")
-    from data_builders.execution.plain_harness import run_plain
+    from data_builders.execution.compiled.plain_harness import run_plain
 
     plain = run_plain("cpp", CPP_MISSING_RETURN + CPP_TEST)
     result = run(foreign, "cpp", CPP_MISSING_RETURN, CPP_TEST)

@@ -168,7 +168,7 @@ def test_the_runner_refuses_to_start_outside_the_sandbox(tmp_path: Path) -> None
     import shutil
     import subprocess
 
-    import data_builders.execution.languages as languages
+    import data_builders.execution.compiled.languages as languages
 
     node = shutil.which("node")
     if node is None:

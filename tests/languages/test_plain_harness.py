@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution import plain_harness as harness
+from data_builders.execution.compiled import plain_harness as harness
 from data_builders.problems import multipl_e_rows as maker
 from data_builders.problems.multipl_e import problem_from_row
 
@@ -177,7 +177,7 @@ def test_java_rows_assert_each_element_of_correct_in_class_problem():
 def test_humaneval_x_go_programs_run_their_tests_in_the_plain_harness(tmp_path):
     import json
 
-    from data_builders.execution.languages.go import GOPATH
+    from data_builders.execution.compiled.languages.go import GOPATH
 
     if shutil.which("go") is None or not Path(GOPATH, "src/github.com/stretchr/testify").is_dir():
         pytest.skip("go or Debian's golang-github-stretchr-testify-dev absent")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.execution.languages import get_language
+from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.types import Program, ProgramResult
 from tests.languages.conftest import need, run, statuses
 
@@ -248,9 +248,9 @@ def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
 
 def test_a_broken_compile_server_falls_back_to_the_command_line(tmp_path, monkeypatch, capsys):
     need("java")
-    from data_builders.execution.compile_server import ServerSpec
+    from data_builders.execution.compiled.compile_server import ServerSpec
+    from data_builders.execution.compiled.languages.java import Java
     from data_builders.execution.executor import Executor
-    from data_builders.execution.languages.java import Java
     from tests.languages.conftest import LIMITS
 
     broken = ServerSpec({"X.java": "class X {"}, ["javac", "-d", "{dir}", "{dir}/X.java"], ["true"])

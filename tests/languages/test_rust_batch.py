@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.execution.foreign import ForeignPool
-from data_builders.execution.languages import get_language
+from data_builders.execution.compiled.languages import get_language
+from data_builders.execution.compiled.pool import ForeignPool
 from data_builders.execution.types import Program
 from tests.languages.conftest import LIMITS, need
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.execution.languages import SplitError, get_language
-from data_builders.execution.languages.source import split_top_level, statements
+from data_builders.execution.compiled.languages import SplitError, get_language
+from data_builders.execution.compiled.languages.source import split_top_level, statements
 
 CPP_TEST = """#undef NDEBUG
 #include<assert.h>

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data_builders.execution.languages import LANGUAGES as EXECUTOR_LANGUAGES
+from data_builders.execution.compiled.languages import LANGUAGES as EXECUTOR_LANGUAGES
 from data_builders.problems.humaneval_x import language_of
 from unice.errors import DatasetFormatError
 
