@@ -9,7 +9,11 @@ before and after a change and compare the lines. The sets:
   of each (``data_builders.problems.multipl_e_rows.mutants``, seeded);
 * ``cpp``, ``java``, ``js``, ``go``, ``rust``: HumanEval-X's first ``--max-problems`` tasks
   (default 20), canonical solution and one mutant each (``benchmarks/make_multilingual_programs.py``);
-* ``multipl-e-cpp``: the same C++ programs as MultiPL-E rows (``--format multipl-e``).
+* ``multipl-e-cpp``: the same C++ programs as MultiPL-E rows (``--format multipl-e``);
+* ``drivers``: no run; the drivers (files, cases, checks) every compiled language's module
+  makes of all 164 HumanEval-X tasks' canonical solution and one mutant each, hashed: what
+  the sandbox compiles. It imports the language modules from the tree on ``PYTHONPATH``
+  (old or new layout), so a tree before a move can be hashed too (``git archive`` it).
 
 The limits are calibrated from the references' times, cached in ``OUT/reference_times.json``:
 the first run times them, later runs with the same ``--out`` reuse them, so every run labels
@@ -40,7 +44,7 @@ from data_builders.jsonl import iter_jsonl, write_jsonl  # noqa: E402
 from data_builders.problems.multipl_e_rows import mutants  # noqa: E402
 
 COMPILED = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
-SETS = ("python", *COMPILED, "multipl-e-cpp")
+SETS = ("python", *COMPILED, "multipl-e-cpp", "drivers")
 IGNORED = frozenset({"elapsed", "wall_s", "cpu_s", "seconds", "time"})
 
 
@@ -85,6 +89,42 @@ def compiled_inputs(
     return ["--problems", "humaneval-x", "--problems-file", str(source), "--samples", str(samples)]
 
 
+def drivers_hash(data: Path) -> tuple[str, int]:
+    """sha256 of every compiled language's drivers of HumanEval-X's tasks (canonical solution
+    and one seeded mutant each; a test that does not split counts by its error), and how many."""
+    try:
+        from data_builders.execution.compiled.languages import SplitError, get_language
+    except ImportError:  # the layout before issue 45's moves
+        from data_builders.execution.languages import SplitError, get_language
+    from data_builders.problems.humaneval_x import (
+        canonical_solution,
+        load_humaneval_x_file,
+        program_and_test,
+    )
+
+    digest, count = hashlib.sha256(), 0
+    for language in COMPILED:
+        source_file = data / f"humaneval_{language}.jsonl.gz"
+        if not source_file.is_file():
+            raise UserError(f"{source_file}: no such file; pass --data, the HumanEval-X folder")
+        module, rng = get_language(language), random.Random(0)
+        for task_id, problem in load_humaneval_x_file(source_file).items():
+            canonical = canonical_solution(problem)
+            for completion in [canonical, *mutants(canonical, 1, rng)]:
+                source, test = program_and_test(problem, completion)
+                try:
+                    driver = module.driver(source, test)
+                    text = repr(
+                        (driver.files, driver.n_cases, driver.mode, driver.prelude,
+                         driver.checks, driver.shareable)
+                    )  # fmt: skip
+                except SplitError as exc:
+                    text = f"SplitError: {exc}"
+                digest.update(f"{task_id}\n{text}\n".encode())
+                count += 1
+    return digest.hexdigest(), count
+
+
 def rows_hash(path: Path) -> tuple[str, int]:
     """sha256 of the file's rows (keys sorted, ``IGNORED`` dropped), sorted; and their count."""
     lines = sorted(
@@ -114,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in chosen:
             start = time.monotonic()
+            if name == "drivers":
+                digest, count = drivers_hash(args.data)
+                total.update(f"{name} {digest}\n".encode())
+                print(f"{name:14s} {count:4d} drvs  {digest}  ({time.monotonic() - start:.0f} s)")
+                continue
             if name == "python":
                 inputs = ["--problems", "humaneval", "--samples", str(python_samples(args.out))]
             else:
