@@ -3,7 +3,9 @@
 Rule (the shelf README): each program runs once per test, 4 s per test; standard-input
 programs' stdout is compared after stripping trailing whitespace per line and trailing blank
 lines; call-based programs' return value must ``==`` the expected value, or its only element
-(APPS wraps some in ``[x]``). Programs run in the project's sandboxed executor (capture mode:
+(APPS wraps some in ``[x]``). Call-based programs run after ``from typing import *``: LeetCode
+solutions annotate with ``List`` without importing it (APPS's own harness imports it; the shelf
+counts 58 such solutions of problem 2404 as passing). Programs run in the project's sandboxed executor (capture mode:
 the comparison is this module's, not the executor's more lenient one). Verdicts are cached per
 (program, tests) in a JSONL file, so an interrupted fetch resumes without rerunning them.
 
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 TIMEOUT_S = 4.0
+CALL_PRELUDE = "from typing import *\n"
 
 
 @dataclass(frozen=True)
@@ -33,8 +36,14 @@ class Tests:
     outputs: tuple[Any, ...]
     fn_name: str | None = None
 
+    def source(self, program: str) -> str:
+        """The program as it runs: call-based ones after ``from typing import *``."""
+        return CALL_PRELUDE + program if self.fn_name else program
+
     def key(self, program: str) -> str:
-        blob = json.dumps([program, list(self.inputs), list(self.outputs), self.fn_name])
+        blob = json.dumps(
+            [self.source(program), list(self.inputs), list(self.outputs), self.fn_name]
+        )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -66,7 +75,10 @@ def _program(program: str, tests: Tests) -> Any:
     if tests.fn_name:
         cases = [CallTest(args=list(args), expected=MISSING) for args in tests.inputs]
         return Program(
-            program, cases, entry_point=_entry_point(program, tests.fn_name), timeout=TIMEOUT_S
+            tests.source(program),
+            cases,
+            entry_point=_entry_point(program, tests.fn_name),
+            timeout=TIMEOUT_S,
         )
     return Program(program, [StdioTest(stdin=s) for s in tests.inputs], timeout=TIMEOUT_S)
 

@@ -176,11 +176,14 @@ def test_apps_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_checker_runs_programs_in_the_sandbox(tmp_path: Path) -> None:
     checker = Checker(tmp_path / "checks.jsonl", workers=1)
     stdin = Tests(("1 2\n", "3 4"), ("3\n", "7  \n\n"))
-    call = Tests(([[1, 2], 1],), ([3],), "f")
+    call = Tests(([[1, 2], 1],), ([3],), "f")  # List unimported: the check's typing prelude
     pairs = [
         ("a, b = map(int, input().split())\nprint(a + b)", stdin),
         ("print(3)", stdin),
-        ("class Solution:\n    def f(self, xs, k):\n        return sum(xs) + k - 1\n", call),
+        (
+            "class Solution:\n    def f(self, xs: List[int], k):\n        return sum(xs) + k - 1\n",
+            call,
+        ),
     ]
     assert checker.check(pairs) == [True, False, True]
     assert len((tmp_path / "checks.jsonl").read_text().splitlines()) == 3
