@@ -50,7 +50,8 @@ missing=()
 for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
 if ((${#missing[@]})); then
   echo "error: make quality reads real generations from the shared data shelf; missing: ${missing[*]}" >&2
-  echo "       (set SHARED=DIR to the folder holding them)" >&2
+  echo "       either set SHARED=DIR to a folder holding them, or build them from their public sources:" >&2
+  echo "       make fetch && SHARED=data/shelf make quality   (docs/fetch.md)" >&2
   exit 2
 fi
 
