@@ -362,3 +362,74 @@ def test_shelf_sanitized_mbpp_and_conala_equal(tmp_path: Path) -> None:
         fetcher.run(name)
         for output in fetcher.outputs(fetcher.config["targets"][name]):
             assert (tmp_path / output).read_bytes() == (SHELF / output).read_bytes(), output
+
+
+def test_open_generations_rules(tmp_path: Path) -> None:
+    """MGDebugger (checked by entry_point, its harness header), ILF (one generator per field) and
+    duplicates dropped against an earlier target's rows first."""
+    tree, config = mbpp_tree(tmp_path)
+    utils = tree.add(
+        "acme/mgd",
+        "utils.py",
+        'helpers = [\n    "import math",\n    "import numpy",\n    "from typing import *",\n]\n'
+        'STARTING_CODE = "\\n".join(helpers)\n',
+    )
+    seeds = tree.jsonl(
+        "acme/mgd",
+        "seed.jsonl",
+        [
+            # LDB's copy kept this record (its asserts call add); by entry_point it is dropped
+            ldb(3, "helper", "a, b", "add(1, 2)", "def add(a, b):\n    return a - b\n", "helper"),
+            ldb(
+                4,
+                "ren",
+                "x",
+                "ren(1.5)",
+                "def ren(x: Optional[float]):\n    return math.floor(x)\n",
+            ),
+            ldb(
+                2, "first", "xs", "first([1])", "def first(xs):\n    return xs[0]\n"
+            ),  # in mbpp-generations
+        ],
+    )
+    ilf = tree.jsonl(
+        "acme/ilf",
+        "surge.jsonl",
+        [
+            {
+                "task_id": 3,
+                "original_model_completion": '"""\nAdd.\n"""\n\ndef add(a, b, c):\n    return a\n',
+                "unedited_annotator_completion": '"""\nAdd.\n"""\n\ndef add(a, b):\n    return a + b + 0\n',
+            }
+        ],
+    )
+    config["headers"]["mgdebugger"] = utils
+    config["targets"]["open"] = {
+        "kind": "generations",
+        "output": "open.jsonl",
+        "problems": config["targets"]["mbpp-generations"]["problems"],
+        "after": ["mbpp-generations"],
+        "sources": [
+            {**seeds, "generator": "s/mgd", "family": "mgdebugger", "harness": "mgdebugger"},
+            {**ilf, "generator": "c/orig", "family": "ilf", "field": "original_model_completion"},
+            {
+                **ilf,
+                "generator": "h/ref",
+                "family": "ilf",
+                "field": "unedited_annotator_completion",
+            },
+        ],
+    }
+    fetcher = fetcher_for(tmp_path, tree, config)
+    summary = fetcher.run("open")  # builds mbpp-generations first, in memory
+    header = "import math\nfrom typing import *\n"  # STARTING_CODE without numpy
+    got = rows(tmp_path / "out" / "open.jsonl")
+    assert [(r["task_id"], r["generator"], r.get("harness_prefix")) for r in got] == [
+        ("MbppEval/4", "s/mgd", header),  # math and Optional: both bound by the header
+        ("MbppEval/3", "h/ref", None),  # ILF's original takes 3 arguments where the asserts pass 2
+    ]
+    assert (
+        got[0]["completion"] == header + "def ren(x: Optional[float]):\n    return math.floor(x)\n"
+    )
+    assert "record: entry point 1" in summary and "record: argument count 1" in summary
+    assert "duplicate 1" in summary
