@@ -336,6 +336,8 @@ def diagnose(
         ]
     )
     centred = {n: center_within(v, rows.problems) for n, v in rows.columns.items()}
+    problem_groups = group_indices(rows.problems)
+    problem_pass = _means(rows.passed, problem_groups)
     per_metric: dict[str, Any] = {}
     for name, values in rows.columns.items():
         means = _means(values, groups)
@@ -362,6 +364,8 @@ def diagnose(
             "tau_with_coverage": _tau(means, coverage),
             "tau_with_relative": _tau(means, relative),
             "tau_with_length": _tau(means, length),
+            # does the metric know which problems are hard? (what coverage asks of it)
+            "tau_problem_level": _tau(_means(values, problem_groups), problem_pass),
         }
     problem_sets = [set(np.asarray(rows.problems)[g]) for g in groups]
     common = sorted(set.intersection(*problem_sets))
@@ -460,12 +464,13 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         f"{_num(d['target']['tau_pass_rate_relative'])}, τ(pass rate, length) "
         f"{_num(d['target']['tau_pass_rate_length'])} (coverage: the pass rate of the "
         "generator's problems over all generators; relative: its pass rate minus that; "
-        "length: the median of its programs' characters over their reference's).",
+        "length: the median of its programs' characters over their reference's; the last "
+        "column: across problems, each problem's mean score vs its pass rate).",
         "",
         "| metric | raw τ (G) (P) | centred both τ (G) | centred scores vs raw pass rate τ (G) | "
         f"common problems τ (G) [{d['n_common_problems']} problems] | τ(mean, coverage) | "
-        "τ(mean, relative) | τ(mean, length) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "τ(mean, relative) | τ(mean, length) | problems: τ(mean, pass rate) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     variants = d["variants"]
     for name in sorted(
@@ -485,7 +490,8 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
             )
             + f" | {_num(d['metrics'][name]['tau_with_coverage'])} | "
             f"{_num(d['metrics'][name]['tau_with_relative'])} | "
-            f"{_num(d['metrics'][name]['tau_with_length'])} |"
+            f"{_num(d['metrics'][name]['tau_with_length'])} | "
+            f"{_num(d['metrics'][name]['tau_problem_level'])} |"
         )
     focus = focus_metrics(d)
     lines += ["", "## Most misplaced generators (rank 1 = best; displacement = metric − pass)", ""]
