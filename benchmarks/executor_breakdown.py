@@ -83,9 +83,9 @@ def main() -> None:
 
 def benchmark(args: argparse.Namespace, preload: list[str], jobs: list[dict], report) -> None:
 
-    from data_builders.execution import child as C
-    from data_builders.execution import function_child as F
-    from data_builders.execution import worker as W
+    from data_builders.execution.python import child as C
+    from data_builders.execution.python import function_child as F
+    from data_builders.execution.python import worker as W
 
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else "/tmp"
     scratch = os.path.join(base, f"unice-breakdown-{os.getpid()}")

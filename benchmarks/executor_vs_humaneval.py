@@ -41,8 +41,8 @@ import _harness
 from _harness import REAL_SAMPLES, cpu_seconds
 
 from data_builders.execution import ExecutionLimits, Executor
-from data_builders.execution import python_pool as executor_module
 from data_builders.execution.calibrate import ReferenceTimes, load_policy
+from data_builders.execution.python import pool as executor_module
 from data_builders.label import calibrated_limits
 from data_builders.problems.humaneval import make_program
 
