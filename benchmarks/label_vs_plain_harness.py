@@ -41,13 +41,9 @@ from pathlib import Path
 import _harness
 
 from data_builders.errors import UserError
-from data_builders.execution.compiled.plain_harness import (
-    TOOLS,
-    build_programs,
-    javatuples_jar,
-    run_plain,
-)
+from data_builders.execution.compiled.plain_harness import TOOLS, javatuples_jar, run_plain
 from data_builders.jsonl import read_jsonl
+from data_builders.problems.plain_programs import build_programs
 
 
 def label_problem_sets() -> list[str]:

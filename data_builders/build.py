@@ -15,8 +15,7 @@ from pathlib import Path
 
 from data_builders.dataset.config import DATASETS, check_shard, load_config, parse_ratios
 from data_builders.errors import UserError
-from data_builders.execution.backend import add_arguments as add_executor_arguments
-from data_builders.execution.backend import settings_from_args
+from data_builders.execution import add_executor_arguments, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -39,7 +39,7 @@ from types import ModuleType
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.execution.backend import add_arguments as add_executor_arguments
+from data_builders.execution import add_executor_arguments
 from data_builders.jsonl import iter_jsonl
 from data_builders.partial import PartialOutput
 from data_builders.problems.base import Problem
@@ -163,7 +163,8 @@ def check_task_ids(
 
 def check_toolchains(languages: set[str]) -> None:
     """One line naming every missing compiler/runtime (and what to install)."""
-    from data_builders.execution.compiled.languages import LANGUAGES, get_language
+    from data_builders.execution import COMPILED_LANGUAGES as LANGUAGES
+    from data_builders.execution import get_language
 
     problems = []
     for name in sorted(languages - {"python"}):
@@ -180,7 +181,7 @@ def check_toolchains(languages: set[str]) -> None:
 def warn_unsplit(samples: list[dict[str, Any]], program: Callable[[dict[str, Any]], Any]) -> None:
     """One line naming the tasks whose test has no assertion their language recognises (one
     test per assertion: C++, Java, JavaScript, Go, Rust)."""
-    from data_builders.execution.compiled.languages import SplitError, get_language
+    from data_builders.execution import SplitError, get_language
 
     seen: dict[str, bool] = {}
     for sample in samples:
@@ -205,7 +206,7 @@ def calibrated_limits(
 ) -> dict[str, list[float]]:
     """Per-test CPU limits for each Python task, from its reference's (cached) timings
     (``cache``: a :class:`~data_builders.execution.calibrate.ReferenceTimes`)."""
-    from data_builders.execution.calibrate import limits_by_task
+    from data_builders.execution import limits_by_task
     from data_builders.problems.humaneval import reference_program
 
     references = {task: reference_program(problems[task]) for task in sorted(task_ids)}
@@ -232,7 +233,7 @@ class _Job:
 
     def test_limits(self, executor: Any, cache: Path | None) -> dict[str, Any]:
         """Each task's per-test CPU limits on the open ``executor`` (none: the flat limit)."""
-        from data_builders.execution.calibrate import calibrated_limits as calibrate
+        from data_builders.execution import calibrated_limits as calibrate
 
         if self.policy is None or self.references is None:
             return {}
@@ -242,8 +243,8 @@ class _Job:
 def run(args: argparse.Namespace) -> int:
     """Label every sample (resuming a killed run): one executor for the samples' language,
     local or Ray (:func:`~data_builders.execution.backend.open_executor`), one output."""
-    from data_builders.execution.backend import open_executor, settings_from_args
-    from data_builders.execution.calibrate import default_cache
+    from data_builders.execution import default_reference_cache as default_cache
+    from data_builders.execution import open_executor, settings_from_args
 
     unit = "test" if args.problems in PYTHON_SETS else "assertion"
     if args.timeout is not None and args.timeout <= 0:
@@ -282,7 +283,7 @@ def make_job(args: argparse.Namespace) -> _Job:
     """The run's job, whatever the problem set: the limits file read, the samples read and
     checked against their problems, the languages' toolchains checked, each sample's program,
     the references to calibrate from (unless ``--timeout``), the settings that decide a row."""
-    from data_builders.execution.limits import LimitConfigError, load_limits
+    from data_builders.execution import LimitConfigError, load_limits
 
     try:
         limits = load_limits(args.limits)

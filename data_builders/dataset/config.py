@@ -19,12 +19,9 @@ from typing import Any
 
 from data_builders.dataset.decontaminate import DecontaminationConfig
 from data_builders.errors import UserError
-from data_builders.execution.calibrate import (
-    DEFAULT_CONFIG,
-    LimitConfigError,
-    LimitPolicy,
-    load_policy,
-)
+from data_builders.execution import DEFAULT_LIMITS_FILE as DEFAULT_CONFIG
+from data_builders.execution import LimitConfigError, LimitPolicy
+from data_builders.execution import load_limit_policy as load_policy
 from data_builders.extension.config import ExtensionConfig  # importable from here too
 from data_builders.settings_file import check_known, read_mapping
 

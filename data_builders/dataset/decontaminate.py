@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.execution import CallTest, Executor, Program
-from data_builders.execution.assertions import split_check
+from data_builders.execution import CallTest, Executor, Program, split_check
 from data_builders.extension.cases import parse_cases
 from data_builders.problems.base import Problem
 

@@ -48,8 +48,13 @@ from data_builders.dataset.humaneval_x_card import translation_summary as transl
 from data_builders.dataset.labels import make_row
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
-from data_builders.execution.limits import ForeignLimits, LimitPolicy, assertion_policy
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution import (
+    ForeignLimits,
+    LimitPolicy,
+    Program,
+    ProgramResult,
+    assertion_policy,
+)
 from data_builders.problems.base import Problem, task_number
 from data_builders.problems.humaneval_x import LANGUAGE_NAMES
 
@@ -71,7 +76,7 @@ def check_options(options: Any) -> None:
 
 def check_request(request: Any) -> None:
     """What HE-Eval-X cannot do, each in one line, before anything runs."""
-    from data_builders.execution.compiled.languages import get_language
+    from data_builders.execution import get_language
 
     check_options(request)
     if request.generate:
@@ -118,8 +123,7 @@ def python_suites(
     """
     from data_builders.dataset.python_build import extension_task
     from data_builders.dataset.tasks import check_references, make_spec
-    from data_builders.execution import ExecutionLimits
-    from data_builders.execution.backend import open_executor
+    from data_builders.execution import ExecutionLimits, open_executor
     from data_builders.extension.extend import extend_tasks
     from data_builders.extension.suite import SuiteCache
     from data_builders.problems.humaneval import load_problems as load_python
@@ -163,7 +167,7 @@ def _row(problem: Problem) -> dict[str, Any]:
 
 
 def _n_cases(language: str, test: str) -> int:
-    from data_builders.execution.compiled.languages import SplitError, get_language
+    from data_builders.execution import SplitError, get_language
 
     try:
         return len(get_language(language).split(test))
@@ -211,8 +215,7 @@ def prepare_tasks(
     limits and the translation figures, from one canonical run of each task on its own plus
     all translated assertions (on ``backend``'s executor, local by default), under
     ``foreign`` (default: the limits file's ``compiled`` section)."""
-    from data_builders.execution.backend import open_executor
-    from data_builders.execution.limits import load_limits
+    from data_builders.execution import load_limits, open_executor
     from data_builders.languages.suites import with_extended
 
     foreign = foreign or load_limits().compiled
@@ -498,7 +501,7 @@ class HumanEvalX:
 def _compiled(request: Any) -> ForeignLimits:
     """The compiled languages' limits of the build's limits file (``--limits``; default
     ``configs/build/limits.yaml``), whose ``python`` section is ``request.config.limits``."""
-    from data_builders.execution.limits import load_limits
+    from data_builders.execution import load_limits
 
     return load_limits(request.limits_file).compiled
 

@@ -8,8 +8,7 @@ from typing import Any
 from data_builders.candidates.base import Candidate
 from data_builders.dataset.convention import row_texts
 from data_builders.dataset.tasks import TaskSpec
-from data_builders.execution import ExecutionLimits, Executor, Program, ProgramResult
-from data_builders.execution.calibrate import LimitPolicy
+from data_builders.execution import ExecutionLimits, Executor, LimitPolicy, Program, ProgramResult
 from data_builders.extension.suite import ExtendedSuite
 
 KIND_ORDER = {"samples": 0, "mutant": 1, "generate": 2, "sample_mutant": 3}

@@ -34,7 +34,7 @@ from data_builders.dataset.splits import assign_splits
 from data_builders.dataset.store import ProgressStore
 from data_builders.dataset.tasks import TaskSpec
 from data_builders.errors import UserError
-from data_builders.execution.backend import ExecutorSettings, executor_session, open_executor
+from data_builders.execution import ExecutorSettings, executor_session, open_executor
 from data_builders.jsonl import atomic_writer
 from data_builders.problems.base import Problem
 
@@ -114,7 +114,7 @@ class BuildRequest:
             concurrency=self.concurrency,
         )
         if self.language:
-            from data_builders.execution.compiled.languages import get_language
+            from data_builders.execution import get_language
 
             stops = get_language(self.language).stop_tokens
             settings = dataclasses.replace(

@@ -74,8 +74,7 @@ class PythonDataset:
         from data_builders.dataset.decontaminate import drop_duplicates
         from data_builders.dataset.labels import label, label_limits
         from data_builders.dataset.tasks import check_references, make_spec
-        from data_builders.execution import ExecutionLimits
-        from data_builders.execution.backend import open_executor
+        from data_builders.execution import ExecutionLimits, open_executor
         from data_builders.extension.extend import extend_tasks
         from data_builders.extension.suite import SuiteCache
 

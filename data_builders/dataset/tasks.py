@@ -15,9 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from data_builders.execution import CallTest, Executor, Program, StdioTest
-from data_builders.execution.assertions import split_check
-from data_builders.execution.compare import stdout_matches
+from data_builders.execution import (
+    CallTest,
+    Executor,
+    Program,
+    StdioTest,
+    split_check,
+    stdout_matches,
+)
 from data_builders.extension.cases import parse_cases
 from data_builders.extension.signature import seeds_from_signature
 from data_builders.extension.suite import call_test

@@ -14,7 +14,7 @@ import random
 import re
 from collections.abc import Sequence
 
-from data_builders.execution.values import int_from_decimal, int_to_decimal
+from data_builders.execution import int_from_decimal, int_to_decimal
 from data_builders.extension.inputs import Bounds, Mutator
 
 _TOKEN = re.compile(r"\S+")

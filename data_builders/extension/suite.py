@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from data_builders.execution import CallTest, StdioTest
-from data_builders.execution.values import decode_value, encode_value
+from data_builders.execution import CallTest, StdioTest, decode_value, encode_value
 from data_builders.jsonl import atomic_writer
 
 SUITE_VERSION = 4  # bump when generation (or what the executor can capture) changes: stale entries

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.errors import UserError
-from data_builders.execution.values import int_from_decimal
+from data_builders.execution import int_from_decimal
 from data_builders.jsonl import read_jsonl
 from data_builders.problems.base import Problem, python_only
 from data_builders.problems.mbpp import hub_offline

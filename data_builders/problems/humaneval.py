@@ -16,8 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from data_builders.errors import UserError
-from data_builders.execution import Program
-from data_builders.execution.assertions import split_check
+from data_builders.execution import Program, split_check
 from data_builders.jsonl import iter_jsonl
 from data_builders.problems.base import Problem, compiles, python_only
 

@@ -29,7 +29,7 @@ from data_builders.problems.mbpp import hub_offline
 from data_builders.problems.stops import cut_at_stops
 
 if TYPE_CHECKING:
-    from data_builders.execution.types import Program
+    from data_builders.execution import Program
 
 HUB_NAME = "THUDM/humaneval-x"
 PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
@@ -169,7 +169,7 @@ def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for a completion of ``problem``'s prompt: the source and
     test of :func:`program_and_test`, one case per assertion; the canonical solution's
     program is its ``reference`` (the expected values the test computes come from its run)."""
-    from data_builders.execution.types import Program
+    from data_builders.execution import Program
 
     source, test = program_and_test(problem, completion)
     reference = program_and_test(problem, canonical_solution(problem))[0]
@@ -223,8 +223,7 @@ def program_from_continuation(problem: Problem, text: str) -> str:
     braces are added back here (Go and JavaScript stops usually fall after the function,
     which then needs none). A continuation that closes more than it opened is kept as written:
     it does not compile, which is its label."""
-    from data_builders.execution.compiled.languages import get_language
-    from data_builders.execution.compiled.languages.source import code_mask
+    from data_builders.execution import code_mask, get_language
 
     language = get_language(problem.metadata["language"])
     kept = cut_at_stops(text, language.stop_tokens)

@@ -28,7 +28,7 @@ from data_builders.problems.base import Problem
 from data_builders.problems.stops import cut_at_stops
 
 if TYPE_CHECKING:
-    from data_builders.execution.types import Program
+    from data_builders.execution import Program
 
 HUB_NAME = "nuprl/MultiPL-E"
 FIELDS = ("name", "language", "prompt", "tests", "stop_tokens")
@@ -179,7 +179,7 @@ def problems_for(
 
 def program_language(problem: Problem) -> str:
     """The language of ``problem``'s programs, by this project's name (``rs``: ``rust``)."""
-    from data_builders.execution.compiled.languages import ALIASES
+    from data_builders.execution import LANGUAGE_ALIASES as ALIASES
 
     name = str(problem.metadata["language"])
     return ALIASES.get(name, name)
@@ -188,7 +188,7 @@ def program_language(problem: Problem) -> str:
 def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for ``completion``: prompt + completion cut at the first stop
     token, with the problem's tests as its test (MultiPL-E's program, one case per assertion)."""
-    from data_builders.execution.types import Program
+    from data_builders.execution import Program
 
     cut = cut_at_stops(completion, problem.metadata["stop_tokens"])
     return Program(problem.prompt + cut, problem.test or "", language=program_language(problem))

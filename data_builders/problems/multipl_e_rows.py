@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 
-from data_builders.execution.compiled.languages import get_language
+from data_builders.execution import get_language
 
 # MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem; each
 # language module keeps them, as `build humaneval-x --generate` cuts at them too).
@@ -66,7 +66,7 @@ def _go_row(problem, name: str) -> tuple[str, str] | None:
     HumanEval-X's prompt imports, so its canonical solution compiles), and a test that checks a
     table ``{actual, expected}`` by ``fmt.Sprintf("%v")``. None when the HumanEval-X test holds
     anything but testify ``Equal``/``True``/``False`` calls (a loop, a helper)."""
-    from data_builders.execution.compiled.languages.source import find_calls, split_top_level
+    from data_builders.execution import find_calls, split_top_level
 
     imports = problem.metadata.get("import", "")
     body = problem.prompt.replace(imports, "") if imports else problem.prompt
@@ -114,7 +114,7 @@ def _go_row(problem, name: str) -> tuple[str, str] | None:
 def _rust_row(problem) -> tuple[str, str] | None:
     """MultiPL-E's Rust shape: the assertions in ``fn main`` (a plain ``rustc`` binary), the
     test opening by closing the function. None when the test has no ``#[test]`` function."""
-    from data_builders.execution.compiled.languages.source import code_mask, matching
+    from data_builders.execution import code_mask, matching
     from data_builders.problems.humaneval_x import program_and_test
 
     source, test = program_and_test(problem, "")
@@ -132,11 +132,7 @@ def _java_row(problem) -> tuple[str, str] | None:
     ``assert(...)`` per element of HumanEval-X's ``correct`` list (MultiPL-E runs ``java -ea
     Problem``); the test opens by closing the method. HumanEval-X's methods are not static, so
     ``main`` makes an instance ``s`` as HumanEval-X's test does. None without a ``correct`` list."""
-    from data_builders.execution.compiled.languages.source import (
-        code_mask,
-        matching,
-        split_top_level,
-    )
+    from data_builders.execution import code_mask, matching, split_top_level
     from data_builders.problems.humaneval_x import program_and_test
 
     source, test = program_and_test(problem, "")

@@ -52,22 +52,7 @@ LAYERS: dict[str, list[tuple[str, ...]]] = {
 PACKAGE_ORDER = ("data_builders", "unice")
 
 # (importer, imported): why the edge is allowed although it goes up a layer.
-ALLOWED_UPWARD: dict[tuple[str, str], str] = {
-    # data_builders/execution/ is owned by another engineer (issue 28); the plain
-    # MultiPL-E-style harness reads problem files to assemble programs. It belongs one layer
-    # up (a command, or problems/), or should take the problems from its caller.
-    (
-        "data_builders.execution.compiled.plain_harness",
-        "data_builders.problems.multipl_e",
-    ): "execution/ owned elsewhere: plain harness loads MultiPL-E problems",
-    (
-        "data_builders.execution.compiled.plain_harness",
-        "data_builders.problems.humaneval_x",
-    ): "execution/ owned elsewhere: plain harness loads HumanEval-X problems",
-    # A forwarder kept for benchmarks/humaneval_x_extended.py (another engineer's file), which
-    # imports languages.coverage._build_suites; remove once it imports
-    # data_builders.dataset.humaneval_x.humaneval_suites instead.
-}
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 
 # (importer, imported): edges left out of the cycle check, with why.
 ALLOWED_CYCLE_EDGES: dict[tuple[str, str], str] = {}
@@ -196,6 +181,26 @@ def test_no_module_imports_a_higher_layer() -> None:
             if upward and (importer, imported) not in ALLOWED_UPWARD:
                 violations.append(f"{importer} -> {imported}")
     assert not violations, "imports from a higher layer:\n" + "\n".join(violations)
+
+
+# The executor's public API is its package (``data_builders/execution/__init__.py``): no module
+# outside ``data_builders.execution`` imports one of its submodules.
+PUBLIC_API_PACKAGES = ("data_builders.execution",)
+
+
+def test_outside_modules_import_only_the_executor_s_public_api() -> None:
+    violations = [
+        f"{importer} -> {imported}"
+        for importer, targets in sorted(import_graph().items())
+        for package in PUBLIC_API_PACKAGES
+        if importer != package and not importer.startswith(package + ".")
+        for imported in sorted(targets)
+        if imported.startswith(package + ".")
+    ]
+    assert not violations, (
+        "import from the package instead (add the name to its __init__ if it is not there):\n"
+        + "\n".join(violations)
+    )
 
 
 def test_allow_lists_name_existing_edges() -> None:

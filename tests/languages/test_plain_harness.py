@@ -11,6 +11,7 @@ import pytest
 from data_builders.execution.compiled import plain_harness as harness
 from data_builders.problems import multipl_e_rows as maker
 from data_builders.problems.multipl_e import problem_from_row
+from data_builders.problems.plain_programs import build_programs
 
 
 def test_mutants_are_distinct_one_edit_changes_and_seeded():
@@ -199,7 +200,7 @@ def test_humaneval_x_go_programs_run_their_tests_in_the_plain_harness(tmp_path):
     completions = [task["canonical_solution"], "    return a - b\n}\n", "    return a -\n}\n"]
     samples.write_text("".join(json.dumps({"task_id": "Go/0", "completion": c}) + "\n"
                                for c in completions))  # fmt: skip
-    programs = harness.build_programs("humaneval-x", "go", problems, samples)
+    programs = build_programs("humaneval-x", "go", problems, samples)
     # the test's package clause and imports lead the file (Go allows them nowhere else)
     assert all(p.lstrip().startswith("package main") for _, p in programs)
     stages = [harness.run_plain("go", p).stage for _, p in programs]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data_builders.execution.compiled.languages import LANGUAGES as EXECUTOR_LANGUAGES
+from data_builders.execution import COMPILED_LANGUAGES as EXECUTOR_LANGUAGES
 from data_builders.problems.humaneval_x import language_of
 from unice.errors import DatasetFormatError
 
@@ -19,6 +19,7 @@ DEFAULT_LANGUAGE = "python"
 """Rows without a ``language`` field are Python (every dataset before HE-Eval-X)."""
 LANGUAGES: tuple[str, ...] = (DEFAULT_LANGUAGE, *EXECUTOR_LANGUAGES)
 """Python and every language the executor labels: the ones a row's labels can come from."""
+
 
 def check_language(name: str | None) -> str:
     """``name`` when supported (``None``/"" -> Python); a one-line error naming the supported

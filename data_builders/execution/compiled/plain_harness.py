@@ -19,9 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_builders.errors import UserError
 from data_builders.execution.process_group import kill_group
-from data_builders.jsonl import iter_jsonl
 
 JAVATUPLES = ("/usr/share/java/javatuples.jar",)
 JS_ASSERT_THROWS = "console.assert = (ok, ...m) => { if (!ok) throw new Error('Assertion failed: ' + m.join(' ')); };\n"
@@ -154,36 +152,14 @@ def run_plain(language: str, program: str, timeout: float | None = None) -> Verd
     return failed or Verdict(True, "ok", time.monotonic() - started)
 
 
-def build_programs(
-    fmt: str, language: str, problems_file: Path, samples: Path
-) -> list[tuple[str, str]]:
-    """``(task_id, whole program)`` per sample, as the label path would assemble it."""
-    if fmt == "multipl-e":
-        from data_builders.execution.compiled.languages import ALIASES
-        from data_builders.problems.multipl_e import load_multipl_e_file, match_samples
+def whole_program(language: str, source: str, test: str) -> str:
+    """A HumanEval-X program and its test as this harness runs them: the test after the
+    program (Go: the test's package clause and imports first), and in JavaScript a
+    ``console.assert`` that throws."""
+    if language == "go":  # the test's package clause and imports must come first
+        from data_builders.execution.compiled.languages.go import join_program
 
-        problems = [
-            p
-            for p in load_multipl_e_file(problems_file)
-            if ALIASES.get(p.language, p.language) == language
-        ]
-        if not problems:
-            raise UserError(f"{problems_file}: no MultiPL-E rows in {language}")
-        return [(name, program) for name, _, program in match_samples(problems, samples)]
-    from data_builders.problems.humaneval_x import load_humaneval_x_file, program_and_test
-
-    problems = load_humaneval_x_file(problems_file)
-    out = []
-    for line, sample in iter_jsonl(samples, required=("task_id", "completion"), what="sample"):
-        problem = problems.get(sample["task_id"])
-        if problem is None:
-            raise UserError(f"{samples}:{line}: unknown task_id {sample['task_id']!r}")
-        source, test = program_and_test(problem, sample["completion"])
-        if language == "go":  # the test's package clause and imports must come first
-            from data_builders.execution.compiled.languages.go import join_program
-
-            program = join_program(source, test)
-        else:
-            program = source + "\n" + test
-        out.append((sample["task_id"], JS_ASSERT_THROWS + program if language == "js" else program))
-    return out
+        program = join_program(source, test)
+    else:
+        program = source + "\n" + test
+    return JS_ASSERT_THROWS + program if language == "js" else program
