@@ -15,7 +15,7 @@ export TOKENIZERS_PARALLELISM ?= false
 export WANDB_MODE ?= offline
 
 .DEFAULT_GOAL := help
-.PHONY: help install system-deps test test-fast lint format demo quality quality-x bench smollm2 clean
+.PHONY: help install system-deps test test-fast lint format demo quality quality-x usefulness bench smollm2 clean
 
 help:  ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -85,6 +85,9 @@ quality: $(STAMP)  ## Train on real MBPP/APPS generations, evaluate zero-shot on
 
 quality-x: $(STAMP)  ## One CodeScore for Python, C++, Java, JS, Go, Rust: train on HumanEval tasks 0-81, evaluate on 82-163 (reads ../shared)
 	bash scripts/quality_x.sh
+
+usefulness: $(STAMP)  ## CodeScore trained on CoNaLa's human usefulness grades (5 folds) vs every baseline (reads ../shared; <= 30 min)
+	bash scripts/usefulness.sh
 
 bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recorded ones)
 	$(BIN)/python benchmarks/executor_vs_humaneval.py

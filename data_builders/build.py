@@ -6,6 +6,8 @@ Rerunning the same command after an interruption continues where it stopped.
 ``build humaneval-x --language cpp|java|js|go|rust [--problems-file F] --samples S`` builds
 HE-Eval-X, the same dataset in another language (data_builders/dataset/humaneval_x.py); every
 dataset is built by one pipeline (data_builders/dataset/pipeline.py).
+``build conala --source DIR --out DIR`` reshapes CoNaLa's human usefulness grades (nothing is
+executed; data_builders/dataset/conala.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("dataset", help=f"one of {', '.join(DATASETS)}")
+    parser.add_argument("dataset", help=f"one of {', '.join(DATASETS)}, conala")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--source", help="local problem file/folder (MBPP, APPS; HumanEval-shaped)")
     parser.add_argument(
@@ -185,12 +187,30 @@ def _validate(args: argparse.Namespace) -> None:
         raise UserError(f"--samples {args.samples}: no such file")
 
 
+def _build_conala(args: argparse.Namespace) -> int:
+    """``build conala``: human grades, no candidates to execute (only --source and --out)."""
+    from data_builders.dataset.conala import build_conala
+
+    if not args.source:
+        raise UserError(
+            "build conala needs --source DIR: the folder holding conala-all-grades.json "
+            "(e.g. ../shared/data/conala_usefulness)"
+        )
+    stats = build_conala(Path(args.source), args.out)
+    print(
+        f"dataset: {stats['rows']} rows for {stats['tasks']} tasks (test {stats['rows']}) in {args.out}"
+    )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point of the subcommand; returns the exit status."""
     import dataclasses
 
     from data_builders.dataset.pipeline import BuildRequest, run_build
 
+    if args.dataset == "conala":
+        return _build_conala(args)
     _validate(args)
     backend = settings_from_args(args)
     config = load_config(args.dataset, args.config, args.limits)

@@ -23,7 +23,9 @@ from unice.metrics import (
     system_level_correlations,
 )
 
-LABELS = ("pass_ratio", "passed")
+LABELS = ("pass_ratio", "passed", "usefulness")
+"""``usefulness``: a human 0-4 grade (CoNaLa, ICE-Score's Table 1); the execution figures
+(MAE vs PassRatio, Exec, Passability, AUROC vs passed) are then left out."""
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,9 @@ class AnalysisSettings:
     """Knobs of the analysis (mirrors ``configs/evaluate.yaml``).
 
     Attributes:
-        label: what correlations are computed against: ``pass_ratio`` (CodeScore paper) or
-            ``passed`` (binary functional correctness, as in ICE-Score's HumanEval tables).
+        label: what correlations are computed against: ``pass_ratio`` (CodeScore paper),
+            ``passed`` (binary functional correctness, as in ICE-Score's HumanEval tables) or
+            ``usefulness`` (developers' 0-4 grade, ICE-Score's CoNaLa table).
         threshold: probability threshold for Exec and Passability decisions.
         n_resamples: bootstrap resamples (0 disables the intervals).
         confidence: interval mass.
@@ -73,7 +76,14 @@ class AnalysisSettings:
 
 def label_values(data: EvalData, label: str) -> np.ndarray:
     """The ground-truth vector the correlations use, shape ``(n,)``."""
+    if label == "usefulness":
+        return data.usefulness
     return data.pass_ratio if label == "pass_ratio" else data.passed.astype(np.float64)
+
+
+def is_human_label(label: str) -> bool:
+    """Whether ``label`` is a human grade (no execution figures apply)."""
+    return label == "usefulness"
 
 
 def analyse_column(
@@ -83,6 +93,23 @@ def analyse_column(
     gold = label_values(data, settings.label)
     keep = np.isfinite(column.scores)
     example = example_level_correlations(column.scores, gold, data.task_ids)
+    if is_human_label(settings.label):
+        return {
+            "name": column.name,
+            "kind": column.kind,
+            "n_scored": column.n_scored,
+            "seconds": column.seconds,
+            "time_note": column.time_note,
+            "settings": column.settings,
+            "corpus": corpus_correlations(column.scores[keep], gold[keep]),
+            "example": example.to_dict(),
+            "mae": None,
+            "auroc_passed": None,
+            # the grade of the snippet the metric ranks first per problem (ties: expected value)
+            "best_of_n": {settings.label: best_of_n(column.scores, gold, data.task_ids)},
+            "exec": None,
+            "passability": None,
+        }
     result: dict[str, Any] = {
         "name": column.name,
         "kind": column.kind,
@@ -127,16 +154,19 @@ def paired_comparison(
     data: EvalData,
     settings: AnalysisSettings,
     exclude: Sequence[str] = (),
+    also_ours: Sequence[str] = (),
 ) -> dict[str, Any] | None:
     """Every CodeScore column minus every other column (example- and corpus-level Kendall
     tau on one common problem set, paired bootstrap over problems); None without both.
 
     ``exclude`` (``paired_exclude`` in configs/evaluate.yaml) names columns left out: a metric
     that is constant within most problems (ExactMatch) would shrink the common set to nothing.
-    Columns that scored no row are left out too.
+    Columns that scored no row are left out too. ``also_ours`` (``paired_ours``) names other
+    columns compared like CodeScore's, e.g. a CodeScore scored elsewhere and passed in with
+    ``scores=`` (``make usefulness``'s fold models).
     """
     columns = [c for c in columns if c.name not in set(exclude) and c.n_scored]
-    ours = [c.name for c in columns if c.kind == "codescore"]
+    ours = [c.name for c in columns if c.kind == "codescore" or c.name in set(also_ours)]
     others = [c.name for c in columns if c.kind != "codescore"]
     if not ours or not others:
         return None
@@ -158,12 +188,14 @@ def system_level(
     generators: Sequence[str],
     source: str = "",
 ) -> dict[str, Any]:
-    """Each generator's mean score vs its pass rate (mean ``passed``, whatever ``label`` is),
+    """Each generator's mean score vs its pass rate (mean ``passed`` for the execution labels;
+    the mean grade for a human label such as ``usefulness``),
     Kendall tau and Pearson r across generators, with a bootstrap over generators (the same
     resamples for every column; ``unice/metrics/system_level.py`` says why generators)."""
+    human = is_human_label(settings.label)
     result = system_level_correlations(
         {c.name: c.scores for c in columns if c.n_scored},
-        data.passed,
+        label_values(data, settings.label) if human else data.passed,
         list(generators),
         n_resamples=settings.n_resamples,
         confidence=settings.confidence,
@@ -174,6 +206,8 @@ def system_level(
             result["metrics"][column.name]["kind"] = column.kind
     result["unit"] = "generators"
     result["generators_from"] = source
+    # what each generator's mean score is correlated with (``pass_rate`` holds it either way)
+    result["target"] = f"mean {settings.label}" if human else "pass rate"
     return result
 
 
@@ -200,8 +234,22 @@ def analyse(
     return results
 
 
-def label_summary(data: EvalData) -> dict[str, Any]:
+def label_summary(data: EvalData, label: str = "pass_ratio") -> dict[str, Any]:
     """What the labels look like: the context every correlation needs."""
+    if is_human_label(label):
+        values = label_values(data, label)
+        return {
+            "n_samples": len(data),
+            "n_problems": data.n_problems,
+            "label": label,
+            f"avg_{label}": float(np.nanmean(values)),
+            "grade_counts": {
+                str(int(g)): int(n)
+                for g, n in zip(*np.unique(values, return_counts=True), strict=True)
+            },
+            "with_reference": int(sum(bool(r.strip()) for r in data.references)),
+            "with_nl": int(sum(bool(n.strip()) for n in data.nls)),
+        }
     return {
         "n_samples": len(data),
         "n_problems": data.n_problems,

@@ -23,6 +23,9 @@ from unice.evaluation.provenance import file_sha256
 
 LABEL_FIELDS = ("pass_ratio", "executable", "passed")
 TEXT_FIELDS = ("id", "task_id", "generated")
+HUMAN_LABELS = ("usefulness",)
+"""Labels that are human grades, not execution results (CoNaLa's 0-4 usefulness): a split
+evaluated against one needs that field on every row and no execution labels."""
 
 
 @dataclass
@@ -34,7 +37,12 @@ class EvalData:
         path: the JSONL file read.
         sha256: hash of that file's bytes (provenance).
         ids, task_ids, generated, references, nls: per-sample strings.
-        pass_ratio: shape ``(n,)`` float; executable, passed: shape ``(n,)`` bool.
+        pass_ratio: shape ``(n,)`` float; executable, passed: shape ``(n,)`` bool (``nan`` /
+            False on rows without execution labels: see ``has_execution``).
+        usefulness: shape ``(n,)`` float, the human grade (``nan`` where a row has none).
+        reference_sets: every reference of each row (its ``references`` list, else
+            ``[reference]``; ``[]`` without one), for multi-reference baselines.
+        has_execution: whether every row carries execution labels.
     """
 
     rows: list[dict[str, Any]]
@@ -47,10 +55,17 @@ class EvalData:
         self.generated = [str(r["generated"]) for r in self.rows]
         self.references = [str(r.get("reference") or "") for r in self.rows]
         self.nls = [str(r.get("nl") or "") for r in self.rows]
+        self.reference_sets = [_reference_set(r) for r in self.rows]
         self.languages = self._languages()
-        self.pass_ratio = np.asarray([float(r["pass_ratio"]) for r in self.rows])
-        self.executable = np.asarray([bool(r["executable"]) for r in self.rows])
-        self.passed = np.asarray([bool(r["passed"]) for r in self.rows])
+        self.has_execution = all(r.get("pass_ratio") is not None for r in self.rows)
+        self.pass_ratio = np.asarray(
+            [np.nan if r.get("pass_ratio") is None else float(r["pass_ratio"]) for r in self.rows]
+        )
+        self.executable = np.asarray([bool(r.get("executable")) for r in self.rows])
+        self.passed = np.asarray([bool(r.get("passed")) for r in self.rows])
+        self.usefulness = np.asarray(
+            [np.nan if r.get("usefulness") is None else float(r["usefulness"]) for r in self.rows]
+        )
 
     def _languages(self) -> list[str]:
         """Each row's language, read as the scorer reads it (:func:`row_language`)."""
@@ -68,6 +83,14 @@ class EvalData:
     @property
     def n_problems(self) -> int:
         return len(set(self.task_ids))
+
+
+def _reference_set(row: dict[str, Any]) -> list[str]:
+    references = row.get("references")
+    if isinstance(references, list) and any(str(r).strip() for r in references):
+        return [str(r) for r in references if str(r).strip()]
+    reference = str(row.get("reference") or "")
+    return [reference] if reference.strip() else []
 
 
 def resolve_split(data: str | Path | None, split: str) -> Path:
@@ -103,8 +126,28 @@ def _check_labels(path: Path, line: int, row: dict[str, Any]) -> None:
             raise EvaluationError(f"{path}:{line}: {name} {row[name]!r} is not true/false")
 
 
-def load_split(data: str | Path | None, split: str = "test", limit: int | None = None) -> EvalData:
+def _check_human_label(path: Path, line: int, row: dict[str, Any], label: str) -> None:
+    value = row.get(label)
+    if value is None:
+        raise EvaluationError(
+            f"{path}:{line}: sample has no {label!r} grade; evaluate label={label} on a set built "
+            "with it (`python -m data_builders build conala --source DIR --out DIR`)"
+        )
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 4:
+        raise EvaluationError(f"{path}:{line}: {label} {value!r} is not a grade in [0, 4]")
+
+
+def load_split(
+    data: str | Path | None,
+    split: str = "test",
+    limit: int | None = None,
+    label: str = "pass_ratio",
+) -> EvalData:
     """Read and validate the split; ``limit`` keeps the first N rows (quick looks only).
+
+    ``label`` names what the rows must carry: the execution labels (``pass_ratio``,
+    ``passed``), or a human grade (:data:`HUMAN_LABELS`), in which case execution labels are
+    not needed.
 
     Raises:
         EvaluationError: missing folder/split/file, malformed lines, rows without labels,
@@ -117,6 +160,12 @@ def load_split(data: str | Path | None, split: str = "test", limit: int | None =
     rows = []
     try:
         for line, row in iter_jsonl(path, required=TEXT_FIELDS, what="sample"):
+            if label in HUMAN_LABELS:
+                _check_human_label(path, line, row, label)
+                rows.append(row)
+                if limit is not None and len(rows) >= limit:
+                    break
+                continue
             missing = [name for name in LABEL_FIELDS if row.get(name) is None]
             if missing:
                 raise EvaluationError(

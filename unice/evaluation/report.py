@@ -48,12 +48,20 @@ def _markdown_table(table: Table) -> str:
 def render_markdown(report: dict[str, Any]) -> str:
     """report.md: the tables, skipped metrics with reasons, and provenance."""
     data = report["data"]
+    if "pass_rate" in data:
+        labels = (
+            f"average PassRatio {data['avg_pass_ratio']:.4f}, pass rate {data['pass_rate']:.4f}, "
+            f"executable {data['exec_rate']:.4f}."
+        )
+    else:  # a human grade (label=usefulness): no execution labels
+        label = data["label"]
+        counts = ", ".join(f"{g}: {n}" for g, n in data["grade_counts"].items())
+        labels = f"average {label} {data[f'avg_{label}']:.4f} (grades {counts})."
     parts = [
         "# UniCE evaluation report",
         "",
         f"Data: `{data['path']}` (sha256 `{data['sha256'][:16]}…`), {data['n_samples']} samples, "
-        f"{data['n_problems']} problems; average PassRatio {data['avg_pass_ratio']:.4f}, "
-        f"pass rate {data['pass_rate']:.4f}, executable {data['exec_rate']:.4f}.",
+        f"{data['n_problems']} problems; {labels}",
         "",
     ]
     parts += [_markdown_table(t) for t in build_tables(report)]

@@ -66,11 +66,25 @@ def collect_columns(
     # Rows hold prompt-free code (data_builders.dataset.convention): ``body`` compares it
     # dedented (a body parses as top-level code for CodeBLEU), ``full`` as written.
     generated, references = data.generated, data.references
+    reference_sets = data.reference_sets
     if compare == "body":
         generated = [textwrap.dedent(code) for code in generated]
         references = [textwrap.dedent(code) for code in references]
+        reference_sets = [[textwrap.dedent(code) for code in refs] for refs in reference_sets]
     specs = baseline_settings(cfg.get("baselines") or {}, split_language(data.rows))
-    runs = run_baselines(specs, generated, references, progress)
+    # the NL task goes along only when a baseline asks for it (CodeBERTScore's source_context)
+    wants_nl = any(
+        (spec or {}).get("enabled", True) and (spec or {}).get("source_context")
+        for spec in specs.values()
+    )
+    runs = run_baselines(
+        specs,
+        generated,
+        references,
+        progress,
+        reference_sets=reference_sets,
+        sources=data.nls if wants_nl else None,
+    )
     for run in runs:
         if run.skipped:
             skipped.append(SkippedMetric(run.name, run.skipped))
@@ -126,8 +140,12 @@ def _plots(
     out: Path,
 ) -> list[str]:
     made = [
-        plot_predicted_vs_true(columns, data.pass_ratio, out / "pred_vs_true.png"),
-        plot_exec_reliability(columns, data.executable, out / "exec_reliability.png"),
+        plot_predicted_vs_true(columns, data.pass_ratio, out / "pred_vs_true.png")
+        if data.has_execution
+        else None,
+        plot_exec_reliability(columns, data.executable, out / "exec_reliability.png")
+        if data.has_execution
+        else None,
         plot_correlation_bars(metrics, out / "correlations.png"),
         plot_system_level(systems, out / "system_level.png") if systems else None,
     ]
@@ -145,7 +163,9 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
     progress = bool(cfg.get("progress", True))
     settings = AnalysisSettings.from_mapping(cfg, cfg.get("bootstrap") or {})
     started = time.perf_counter()
-    data = load_split(cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"))
+    data = load_split(
+        cfg.get("dataset"), cfg.get("split", "test"), cfg.get("limit"), settings.label
+    )
     generators, generators_from = row_generators(data, cfg.get("generators"))
     columns, skipped = collect_columns(cfg, data, progress)
     if not columns:
@@ -159,9 +179,19 @@ def evaluate(cfg: Any, console: Console | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {
         "provenance": provenance(cfg.get("ckpt_path")),
         "settings": {**settings.__dict__, "split": cfg.get("split", "test")},
-        "data": {"path": str(data.path), "sha256": data.sha256, **label_summary(data)},
+        "data": {
+            "path": str(data.path),
+            "sha256": data.sha256,
+            **label_summary(data, settings.label),
+        },
         "metrics": metrics,
-        "paired": paired_comparison(columns, data, settings, cfg.get("paired_exclude") or ()),
+        "paired": paired_comparison(
+            columns,
+            data,
+            settings,
+            cfg.get("paired_exclude") or (),
+            cfg.get("paired_ours") or (),
+        ),
         "system_level": system_level(columns, data, settings, generators, generators_from)
         if generators
         else None,

@@ -56,6 +56,9 @@ def corpus_table(report: dict[str, Any]) -> Table:
     n_boot = report["settings"]["n_resamples"]
     if n_boot:
         table.notes.append(f"[{conf}% bootstrap CI, {n_boot} resamples of the problems]")
+    if label == "usefulness":
+        table.notes.append("no MAE: the label is a human 0-4 grade; correlations are scale-free.")
+        return table
     table.notes.append(
         "MAE against PassRatio for CodeScore only: it is trained to output PassRatio. The "
         "baselines are similarities or grades on scales of their own, not calibrated to "
@@ -140,7 +143,29 @@ def exec_table(report: dict[str, Any]) -> Table | None:
     return table
 
 
+def _grade_selection_table(report: dict[str, Any], label: str) -> Table:
+    """Best-of-n against a human grade: the mean grade of each problem's top-ranked sample."""
+    table = Table(
+        "Best-of-n selection (top-ranked sample per problem)", ["Metric", f"mean {label}"]
+    )
+    reference = None
+    for m in report["metrics"]:
+        best = m["best_of_n"][label]
+        reference = reference or best
+        table.rows.append([m["name"], fmt(best["selected"])])
+    if reference:
+        for who in ("random", "oracle"):
+            table.rows.append([f"({who})", fmt(reference[who])])
+    table.notes.append(
+        "ties at the top count as a uniform random pick among them (expected value)."
+    )
+    return table
+
+
 def selection_table(report: dict[str, Any]) -> Table:
+    label = report["settings"]["label"]
+    if label == "usefulness":
+        return _grade_selection_table(report, label)
     table = Table(
         "Best-of-n selection (top-ranked sample per problem)",
         ["Metric", "pass rate", "mean PassRatio", "AUROC vs passed"],
@@ -174,8 +199,9 @@ def system_table(report: dict[str, Any]) -> Table | None:
     if not system:
         return None
     rates = [s["pass_rate"] for s in system["systems"]]
+    target = system.get("target", "pass rate")
     title = (
-        f"System level: each generator's mean score vs its pass rate "
+        f"System level: each generator's mean score vs its {target} "
         f"({system['n_systems']} generators)"
     )
     table = Table(title, ["Metric", "generators", "τ", "r"])
@@ -193,6 +219,12 @@ def system_table(report: dict[str, Any]) -> Table | None:
         table.notes.append(
             f"[{conf}% bootstrap CI, {system['n_resamples']} resamples of the generators]"
         )
+    if target != "pass rate":
+        table.notes.append(
+            f"{target} over a generator's programs ({fmt(min(rates))} to {fmt(max(rates))}); "
+            f"mean score over the programs the metric scored."
+        )
+        return table
     table.notes.append(
         f"pass rate = mean of `passed` over a generator's programs ({fmt(min(rates))} to "
         f"{fmt(max(rates))}); mean score over the programs the metric scored. Generators "

@@ -56,17 +56,25 @@ def run_baselines(
     references: Sequence[str],
     progress: bool = True,
     strip_prompt: bool = False,
+    reference_sets: Sequence[Sequence[str]] | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[BaselineRun]:
     """Run each configured baseline (key -> constructor options; ``enabled: false`` skips it).
 
-    ``strip_prompt`` compares only what follows the lines candidate and reference share.
+    ``strip_prompt`` compares only what follows the lines candidate and reference share;
+    ``reference_sets`` / ``sources``: every reference and the NL task of each candidate
+    (:func:`run_baseline`).
     """
     runs = []
     chosen = {k: dict(v or {}) for k, v in specs.items() if (v or {}).get("enabled", True)}
     for name, options in tqdm(chosen.items(), desc="baselines", disable=not progress):
         options.pop("enabled", None)
         baseline = build_baseline(name, options)
-        runs.append(run_baseline(name, baseline, candidates, references, strip_prompt))
+        runs.append(
+            run_baseline(
+                name, baseline, candidates, references, strip_prompt, reference_sets, sources
+            )
+        )
     return runs
 
 

@@ -73,6 +73,32 @@ class Baseline(ABC):
     def score(self, candidates: Sequence[str], references: Sequence[str]) -> dict[str, list[float]]:
         """Scores of each pair, one list per column, each of length ``len(candidates)``."""
 
+    def score_multi(
+        self,
+        candidates: Sequence[str],
+        reference_sets: Sequence[Sequence[str]],
+        sources: Sequence[str] | None = None,
+    ) -> dict[str, list[float]]:
+        """Scores against several references per candidate: by default the best single-reference
+        score (max over references, as Evtikhiev et al. score CoNaLa's ROUGE-L, METEOR and
+        CodeBLEU); metrics with a multi-reference definition of their own (BLEU, chrF)
+        override it. ``sources`` (the NL task of each candidate) is for metrics that can use it
+        as context (CodeBERTScore); others ignore it."""
+        flat_c, flat_r, owner = [], [], []
+        for index, (candidate, refs) in enumerate(zip(candidates, reference_sets, strict=True)):
+            for ref in refs:
+                flat_c.append(candidate)
+                flat_r.append(ref)
+                owner.append(index)
+        flat = self.score(flat_c, flat_r)
+        out: dict[str, list[float]] = {}
+        for column, values in flat.items():
+            best = [-math.inf] * len(candidates)
+            for index, value in zip(owner, values, strict=True):
+                best[index] = max(best[index], float(value))
+            out[column] = [math.nan if v == -math.inf else v for v in best]
+        return out
+
     def describe(self) -> dict[str, Any]:
         """Settings worth recording in the report (model names, n-gram choices...)."""
         return {}
@@ -103,12 +129,18 @@ def run_baseline(
     candidates: Sequence[str],
     references: Sequence[str],
     strip_prompt: bool = False,
+    reference_sets: Sequence[Sequence[str]] | None = None,
+    sources: Sequence[str] | None = None,
 ) -> BaselineRun:
     """Score the pairs that have a reference; record a skip instead of failing the evaluation.
 
     Args:
         strip_prompt: compare only what follows the lines both programs start with
             (:func:`strip_shared_prefix`).
+        reference_sets: every reference of each candidate; when some candidate has more than
+            one, :meth:`Baseline.score_multi` scores against all of them (``references`` then
+            only decides which rows have one).
+        sources: the NL task of each candidate, for :meth:`Baseline.score_multi`.
     """
     start = time.perf_counter()
     try:
@@ -116,10 +148,20 @@ def run_baseline(
         index = [i for i, ref in enumerate(references) if ref.strip()]
         if not index:
             raise BaselineUnavailable("no sample has a reference (reference-based metric)")
-        pairs = [(candidates[i], references[i]) for i in index]
-        if strip_prompt:
-            pairs = [strip_shared_prefix(c, r) for c, r in pairs]
-        scores = baseline.score([c for c, _ in pairs], [r for _, r in pairs])
+        multi = reference_sets is not None and (
+            any(len(reference_sets[i]) > 1 for i in index) or sources is not None
+        )
+        if multi:
+            scores = baseline.score_multi(
+                [candidates[i] for i in index],
+                [list(reference_sets[i]) or [references[i]] for i in index],
+                [sources[i] for i in index] if sources is not None else None,
+            )
+        else:
+            pairs = [(candidates[i], references[i]) for i in index]
+            if strip_prompt:
+                pairs = [strip_shared_prefix(c, r) for c, r in pairs]
+            scores = baseline.score([c for c, _ in pairs], [r for _, r in pairs])
     except BaselineUnavailable as exc:
         return BaselineRun(name=name, skipped=str(exc), settings=baseline.describe())
     seconds = time.perf_counter() - start
@@ -129,4 +171,6 @@ def run_baseline(
         full[index] = np.asarray(values, dtype=np.float64)
         columns[column] = full
     settings = {**baseline.describe(), "strip_prompt": strip_prompt}
+    if reference_sets is not None and multi:
+        settings["references"] = "all (score_multi)"
     return BaselineRun(name=name, columns=columns, seconds=seconds, settings=settings)

@@ -42,11 +42,14 @@ class CodeBertScore(Baseline):
         num_layers: int | None = None,
         batch_size: int = 16,
         device: str | None = "cpu",
+        source_context: bool = False,
     ) -> None:
         self.model = model or default_model()
         self.num_layers = num_layers
         self.batch_size = int(batch_size)
         self.device = device
+        self.source_context = bool(source_context)
+        self.source_note = "off"
 
     def check(self) -> None:
         try:
@@ -76,7 +79,65 @@ class CodeBertScore(Baseline):
             ) from None
         return int(config.num_hidden_layers)
 
-    def score(self, candidates: Sequence[str], references: Sequence[str]) -> dict[str, list[float]]:
+    def score_multi(
+        self,
+        candidates: Sequence[str],
+        reference_sets: Sequence[Sequence[str]],
+        sources: Sequence[str] | None = None,
+    ) -> dict[str, list[float]]:
+        """Max over references; with ``source_context`` the NL task is prepended to both sides
+        and masked out of the matching (CodeBERTScore's ``sources``, as its authors score
+        CoNaLa). That masking needs a tokenizer with a BOS token whose decoding reproduces the
+        text (a cased BPE such as CodeBERT's); the uncased MiniLM has neither, so there the
+        scores are computed without the source and ``describe()`` says so."""
+        self._sources = None
+        if self.source_context and sources is not None:
+            reason = self._source_problem()
+            if reason:
+                self.source_note = f"not used: {reason}"
+            else:
+                self._sources = sources
+                self.source_note = "the NL task, masked out of the matching"
+        if self._sources is None:
+            return super().score_multi(candidates, reference_sets)
+        flat_c, flat_r, flat_s, owner = [], [], [], []
+        for index, refs in enumerate(reference_sets):
+            for ref in refs:
+                flat_c.append(candidates[index])
+                flat_r.append(ref)
+                flat_s.append(self._sources[index])
+                owner.append(index)
+        flat = self.score(flat_c, flat_r, flat_s)
+        out = {}
+        for column, values in flat.items():
+            best = [float("-inf")] * len(candidates)
+            for index, value in zip(owner, values, strict=True):
+                best[index] = max(best[index], value)
+            out[column] = best
+        return out
+
+    def _source_problem(self) -> str | None:
+        """Why this encoder cannot take the NL as masked context, or None when it can."""
+        from transformers import AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(self.model))
+        except OSError as exc:
+            return f"tokenizer not loadable ({exc})"
+        if tokenizer.bos_token is None:
+            return f"{type(tokenizer).__name__} has no BOS token to anchor the source mask"
+        sample = "Sort a List"
+        ids = tokenizer(sample, add_special_tokens=False)["input_ids"]
+        if tokenizer.decode(ids) != sample:
+            return "the tokenizer's decoding does not reproduce the text (uncased/normalised)"
+        return None
+
+    def score(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[str],
+        sources: Sequence[str] | None = None,
+    ) -> dict[str, list[float]]:
         """F1/F3 per pair; a pair whose candidate or reference is empty (an empty completion)
         scores 0: no token of it matches anything (code_bert_score itself cannot encode an
         empty string with current tokenizers)."""
@@ -95,6 +156,7 @@ class CodeBertScore(Baseline):
                 num_layers=self.num_layers,
                 batch_size=self.batch_size,
                 device=self.device,
+                sources=[sources[i] for i in keep] if sources is not None else None,
             )
         except OSError as exc:
             raise BaselineUnavailable(
@@ -105,4 +167,9 @@ class CodeBertScore(Baseline):
         return {"CodeBERTScore-F1": f1_all, "CodeBERTScore-F3": f3_all}
 
     def describe(self) -> dict[str, Any]:
-        return {"model": self.model, "num_layers": self.num_layers, "device": self.device}
+        return {
+            "model": self.model,
+            "num_layers": self.num_layers,
+            "device": self.device,
+            "source_context": self.source_note,
+        }

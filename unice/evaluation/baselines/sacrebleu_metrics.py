@@ -40,5 +40,23 @@ class SacreBleu(Baseline):
             "chrF": [chrf.sentence_score(c, [r]).score / 100.0 for c, r in pairs],
         }
 
+    def score_multi(
+        self,
+        candidates: Sequence[str],
+        reference_sets: Sequence[Sequence[str]],
+        sources: Sequence[str] | None = None,
+    ) -> dict[str, list[float]]:
+        """sacrebleu's own multi-reference sentence BLEU and chrF (n-gram counts clipped by the
+        max over references), as Evtikhiev et al. score CoNaLa."""
+        from sacrebleu.metrics import BLEU, CHRF
+
+        bleu = BLEU(tokenize=self.tokenize, effective_order=True)
+        chrf = CHRF()
+        pairs = list(zip(candidates, reference_sets, strict=True))
+        return {
+            "BLEU": [bleu.sentence_score(c, list(r)).score / 100.0 for c, r in pairs],
+            "chrF": [chrf.sentence_score(c, list(r)).score / 100.0 for c, r in pairs],
+        }
+
     def describe(self) -> dict[str, Any]:
         return {"tokenize": self.tokenize, "smoothing": "exp", "chrf_char_order": 6}
