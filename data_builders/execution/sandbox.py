@@ -1,5 +1,9 @@
 """Isolation around the workers: bubblewrap namespaces, and installing a seccomp filter.
 
+The bubblewrap sandbox itself (:func:`bwrap_args`) is the one both families run in: the
+Python workers (:func:`bwrap_command`) and the compiled languages' compiles and runs
+(``compiled/sandbox.py``).
+
 Measured facts behind the choices (see docs/execution.md): wrapping each *worker* in
 bubblewrap costs nothing per program (a bwrap launch costs ~7 ms, so it must never wrap a
 single test); loading a prebuilt seccomp filter in each forked child costs ~0.2 ms.
@@ -45,15 +49,34 @@ def _paths_hidden_by_private_tmp() -> list[str]:
     return [p for p in sorted(hidden) if not any(p.startswith(q + "/") for q in hidden)]
 
 
-def bwrap_command() -> list[str]:
-    """The bubblewrap prefix that every worker runs under."""
-    rebinds = [arg for path in _paths_hidden_by_private_tmp() for arg in ("--ro-bind", path, path)]
+def bwrap_args(
+    *,
+    tmp_size_mb: int | None = None,
+    under_tmp: list[str] = (),  # type: ignore[assignment]
+    binds: list[str] = (),  # type: ignore[assignment]
+    uid: int | None = None,
+    chdir: str = "/tmp",
+) -> list[str]:
+    """The bubblewrap sandbox every sandboxed process of either family runs in (without the
+    closing ``--``): no network and namespaces of its own, a read-only ``/``, private
+    ``/tmp`` and ``/dev/shm`` (``tmp_size_mb`` caps each), read-only ``/dev``, no
+    capabilities. ``under_tmp``: bind arguments mounted on the private ``/tmp`` (paths it
+    would hide); ``binds``: the process's own bind arguments; ``uid``: the user (and group)
+    it runs as; ``chdir``: where it starts."""
+    size = ["--size", str(tmp_size_mb * 1024 * 1024)] if tmp_size_mb is not None else []
+    user = ["--uid", str(uid), "--gid", str(uid)] if uid is not None else []
     return [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-        "--ro-bind", "/", "/", "--tmpfs", "/tmp", *rebinds, "--dev", "/dev",
-        "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--proc", "/proc",
-        "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534", "--chdir", "/tmp", "--",
+        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+        *size, "--tmpfs", "/tmp", *under_tmp, "--dev", "/dev", *size, "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev", "--proc", "/proc", "--cap-drop", "ALL", *binds, *user,
+        "--chdir", chdir,
     ]  # fmt: skip
+
+
+def bwrap_command() -> list[str]:
+    """The bubblewrap prefix that every Python worker runs under (uid 65534, in ``/tmp``)."""
+    rebinds = [arg for path in _paths_hidden_by_private_tmp() for arg in ("--ro-bind", path, path)]
+    return [*bwrap_args(under_tmp=rebinds, uid=65534), "--"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,6 +1,7 @@
 """The sandboxed command line of a foreign-language compile or run: prlimit, and bubblewrap
-where the isolation level says so (the run's seccomp filter: ``seccomp.py``'s
-``COMPILED_RUN``; the level: ``isolation.py``)."""
+where the isolation level says so (the sandbox: ``sandbox.py``'s ``bwrap_args``, the one the
+Python workers run in too; the run's seccomp filter: ``seccomp.py``'s ``COMPILED_RUN``; the
+level: ``isolation.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from data_builders.execution.compiled.process import Command
+from data_builders.execution.sandbox import bwrap_args
 
 
 def sandbox_command(
@@ -29,18 +31,10 @@ def sandbox_command(
     prlimit = ["prlimit", *(f"--{name}={value}" for name, value in rlimits.items()), "--"]
     if not isolation.startswith("bwrap"):
         return Command([*prlimit, *argv], cwd, None)
-    bwrap = [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-        "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp",
-        "--dev", "/dev", "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/dev/shm",
-        "--remount-ro", "/dev", "--proc", "/proc", "--cap-drop", "ALL",
-    ]  # fmt: skip
-    for path in writable:
-        bwrap += ["--bind", str(path), str(path)]
-    for path in readonly:
-        bwrap += ["--ro-bind", str(path), str(path)]
+    binds = [arg for path in writable for arg in ("--bind", str(path), str(path))]
+    binds += [arg for path in readonly for arg in ("--ro-bind", str(path), str(path))]
     inner_cwd = cwd if writable else Path("/tmp")
-    bwrap += ["--chdir", str(inner_cwd)]
+    bwrap = bwrap_args(tmp_size_mb=tmp_size_mb, binds=binds, chdir=str(inner_cwd))
     seccomp_file = None
     if seccomp and bpf_path is not None:
         seccomp_file = bpf_path
