@@ -55,7 +55,7 @@ def test_bad_configs_name_the_file_and_the_problem(tmp_path: Path, text: str, me
     ],
 )
 def test_bad_language_limits_are_one_line_errors(tmp_path: Path, text: str, message: str) -> None:
-    from data_builders.execution.compiled.limits import ForeignLimits
+    from data_builders.execution.limits import ForeignLimits
 
     path = tmp_path / "limits.yaml"
     path.write_text(text)

@@ -110,9 +110,9 @@ def test_open_executor_gives_one_executor_type_for_every_language() -> None:
     """``open_executor(language, limits, backend)`` returns an :class:`Executor` for Python
     and for C++ alike (issue 28); the language only picks the pool behind it."""
     from data_builders.execution.backend import open_executor
-    from data_builders.execution.compiled.limits import ForeignLimits
     from data_builders.execution.compiled.pool import ForeignPool
     from data_builders.execution.executor import Executor
+    from data_builders.execution.limits import ForeignLimits
     from data_builders.execution.python.pool import PythonPool
     from data_builders.execution.types import ExecutionLimits
 

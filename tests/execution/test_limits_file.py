@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from data_builders.execution.calibrate import load_policy
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.limits import (
     DEFAULT_CONFIG,
+    ForeignLimits,
     LimitConfigError,
     LimitPolicy,
     load_limits,

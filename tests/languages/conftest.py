@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from data_builders.execution.compiled.languages import get_language
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.executor import Executor
+from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.types import Program, ProgramResult
 
 LIMITS = ForeignLimits(

@@ -183,7 +183,7 @@ def test_a_looping_assertion_stops_at_its_calibrated_limit(
     # the canonical ran first with no limits of its own, then the sample under the calibrated
     # ones: addOne takes microseconds, so every assertion is far below the flat 3 s, at
     # JavaScript's floor (its own section of limits.yaml)
-    from data_builders.execution.compiled.limits import ForeignLimits
+    from data_builders.execution.limits import ForeignLimits
 
     floor = ForeignLimits.from_yaml().floor_for("js")
     canonical, sample = limits_seen

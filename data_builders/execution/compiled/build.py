@@ -22,9 +22,9 @@ from typing import Any
 
 from data_builders.execution.compiled.compile_server import CompileServer, ServerFailedError
 from data_builders.execution.compiled.languages import Language, Prelude
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.compiled.process import base_env, supervise
 from data_builders.execution.compiled.watch import Watch
+from data_builders.execution.limits import ForeignLimits
 
 
 @dataclass

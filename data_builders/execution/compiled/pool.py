@@ -31,7 +31,7 @@ compile side and the build cache: ``build.py``; running the cases and settling e
 process's reports: ``run.py``; watching one process: ``process.py``; the
 sandbox command: ``sandbox.py`` (the isolation level: ``isolation.py``; the run's
 seccomp filter: ``seccomp.py``); the limits:
-``limits.py``; Java's warm compiler: ``compile_server.py``; the reference runs that give
+``ForeignLimits`` in ``execution/limits.py``; Java's warm compiler: ``compile_server.py``; the reference runs that give
 the expected values a test computes: ``reference.py``.
 """
 
@@ -50,13 +50,13 @@ from typing import Any
 from data_builders.execution.compiled.build import Build, Compiling, DeferredRemoval
 from data_builders.execution.compiled.compile_server import CompileServer
 from data_builders.execution.compiled.languages import Driver, Language, SplitError, get_language
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.compiled.process import Command
 from data_builders.execution.compiled.reference import References
 from data_builders.execution.compiled.run import Running
 from data_builders.execution.compiled.runner import Runner
 from data_builders.execution.compiled.sandbox import sandbox_command
 from data_builders.execution.isolation import COMPILED_LEVELS, plan_isolation, warn_once
+from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.seccomp import COMPILED_RUN, export_bpf
 from data_builders.execution.types import Program, ProgramResult, TestOutcome
 

@@ -24,8 +24,8 @@ from data_builders.execution.compiled.build import Build
 from data_builders.execution.compiled.checks import host_cases
 from data_builders.execution.compiled.languages import Driver, Language, SplitError
 from data_builders.execution.compiled.languages.computed import Reference, defined_names
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.compiled.values import JOptional, JsObject, Tagged, Turns, decode_value
+from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.types import Program
 
 

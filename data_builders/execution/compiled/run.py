@@ -23,10 +23,10 @@ from typing import Any
 
 from data_builders.execution.compiled.checks import host_cases, judge, judge_series
 from data_builders.execution.compiled.languages import Language, RunnerSpec, RunSpec
-from data_builders.execution.compiled.limits import ForeignLimits
 from data_builders.execution.compiled.process import base_env, supervise
 from data_builders.execution.compiled.runner import Runner, RunnerDiedError
 from data_builders.execution.compiled.watch import End, Watch
+from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.types import TestOutcome
 
 # A runner's CPU rlimit: a backstop only (each program's cases are watched on their own).

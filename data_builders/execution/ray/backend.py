@@ -99,7 +99,7 @@ class ChunkRunner:
 def _default_limits(language: str) -> Any:
     if language == "python":
         return ExecutionLimits()
-    from data_builders.execution.compiled.limits import ForeignLimits
+    from data_builders.execution.limits import ForeignLimits
 
     return ForeignLimits.from_yaml()
 
