@@ -384,6 +384,8 @@ def system_level(report: dict[str, Any]) -> dict[str, Any] | None:
 def system_lines(system: dict[str, Any] | None, primary: str) -> list[str]:
     if not system:
         return []
+    if system["n_systems"] < 2:  # HE-Eval's rows all come from CodeGen-16B: nothing to correlate
+        return []
     lines = [
         "",
         f"### System level ({system['n_systems']} generators)",
