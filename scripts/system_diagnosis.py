@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from data_builders.errors import UserError  # noqa: E402
 from unice.evaluation.errors import EvaluationError  # noqa: E402
 from unice.evaluation.system_diagnosis import (  # noqa: E402
+    VARIANTS,
     SystemRows,
     diagnose,
     read_evaluation,
@@ -63,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-common", type=int, default=10)
     parser.add_argument("--min-rows", type=int, default=1, help="drop smaller generators")
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(VARIANTS),
+        help=f"figures to compute (default: all of {', '.join(VARIANTS)}; raw always)",
+    )
     parser.add_argument("--title", default="System-level diagnosis")
     args = parser.parse_args(argv)
     try:
@@ -77,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise UserError("pass an evaluate.py output folder, or --scores FILE and --data DIR")
         rows = rows.at_least(args.min_rows)
-        diagnosis = diagnose(rows, args.n_resamples, args.seed, args.min_common)
+        diagnosis = diagnose(
+            rows, args.n_resamples, args.seed, args.min_common, variants=args.variants
+        )
         paths = write(diagnosis, args.out, args.title)
     except (UserError, EvaluationError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -180,7 +181,8 @@ def table(settings: dict[str, Any], figures: dict[str, dict[str, Any] | None]) -
                 continue
             cells.append(f"{raw:.3f} → {centred:.3f}")
             gains.append(centred - raw)
-        mean = f"{statistics.fmean(gains):+.3f}" if len(gains) == len(done) and gains else "n/a"
+        defined = len(gains) == len(done) and gains and all(math.isfinite(g) for g in gains)
+        mean = f"{statistics.fmean(gains):+.3f}" if defined else "n/a"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean} |")
     result = verdict(settings, figures)
     lines.append("")

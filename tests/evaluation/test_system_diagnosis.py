@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from unice.evaluation.errors import EvaluationError
-from unice.evaluation.system_diagnosis import SystemRows, diagnose, read_rows
+from unice.evaluation.system_diagnosis import SystemRows, diagnose, read_rows, to_markdown
 from unice.metrics import system_level_correlations
 from unice.metrics.system_level import center_within, problem_bootstrap
 
@@ -82,6 +82,11 @@ def test_diagnose_names_the_confound() -> None:
     assert {m["generator"] for m in level["misplaced"][:2]} == {"good", "bad"}
     # equal-difficulty problems: coverage is the same for all, the order is all 'relative'
     assert d["target"]["tau_pass_rate_relative"] == pytest.approx(1.0)
+    raw_only = diagnose(_synthetic(), n_resamples=0, variants=("raw",))
+    assert raw_only["variants"]["centred_scores"] is None  # a figure a rule says not to compute
+    assert "| Level | -1.000 | not computed | not computed |" in to_markdown(raw_only)
+    with pytest.raises(EvaluationError, match="unknown variant"):
+        diagnose(_synthetic(), n_resamples=0, variants=("raw", "typo"))
 
 
 def test_rows_of_two_folders_join_and_small_generators_drop() -> None:

@@ -307,6 +307,7 @@ def diagnose(
     seed: int = 0,
     min_common: int = 10,
     worst: int = 5,
+    variants: Sequence[str] = VARIANTS,
 ) -> dict[str, Any]:
     """Every figure of the module docstring, as a JSON-able dict.
 
@@ -317,7 +318,12 @@ def diagnose(
         min_common: the ``common`` variant needs at least this many problems covered by every
             generator; fewer and it is reported as not computed, with the count.
         worst: how many of the most misplaced generators to list per metric.
+        variants: which of :data:`VARIANTS` to compute (``raw`` always); a figure a
+            pre-registered rule says not to compute stays out (``null`` in the report).
     """
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise EvaluationError(f"unknown variant(s) {', '.join(unknown)}; choose from {VARIANTS}")
     if len(set(rows.generators)) < 2:
         raise EvaluationError(
             f"{len(set(rows.generators))} generator(s) in the rows: a system-level figure needs two"
@@ -369,7 +375,7 @@ def diagnose(
         }
     problem_sets = [set(np.asarray(rows.problems)[g]) for g in groups]
     common = sorted(set.intersection(*problem_sets))
-    variants: dict[str, Any] = {
+    figures: dict[str, Any] = {
         "raw": _variant(
             rows.columns, rows.passed, rows.generators, rows.problems, n_resamples, seed
         ),
@@ -380,18 +386,22 @@ def diagnose(
             rows.problems,
             n_resamples,
             seed,
-        ),
+        )
+        if "centred" in variants
+        else None,
         "centred_scores": _variant(
             centred, rows.passed, rows.generators, rows.problems, n_resamples, seed
-        ),
+        )
+        if "centred_scores" in variants
+        else None,
     }
-    if len(common) >= min_common:
+    if "common" in variants and len(common) >= min_common:
         sub = rows.select(np.isin(np.asarray(rows.problems), common))
-        variants["common"] = _variant(
+        figures["common"] = _variant(
             sub.columns, sub.passed, sub.generators, sub.problems, n_resamples, seed
         )
     else:
-        variants["common"] = None
+        figures["common"] = None
     return {
         "source": rows.source,
         "n_rows": len(rows.ids),
@@ -421,7 +431,7 @@ def diagnose(
             "tau_pass_rate_length": _tau(pass_rate, length),
         },
         "metrics": per_metric,
-        "variants": variants,
+        "variants": figures,
     }
 
 
@@ -435,6 +445,12 @@ def _ci(interval: Sequence[float] | None) -> str:
     if not interval or not all(np.isfinite(v) for v in interval):
         return ""
     return f" [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
+def _figure(figure: Mapping[str, Any] | None) -> str:
+    if figure is None:
+        return "not computed"
+    return f"{_num(figure['kendall'])}{_ci(figure['kendall_ci_generators'])}"
 
 
 def focus_metrics(diagnosis: Mapping[str, Any], limit: int = 6) -> list[str]:
@@ -476,17 +492,16 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
     for name in sorted(
         d["metrics"], key=lambda n: -np.nan_to_num(variants["raw"][n]["kendall"], nan=-9.0)
     ):
-        raw, centred, scores = (variants[v][name] for v in ("raw", "centred", "centred_scores"))
-        common = (variants["common"] or {}).get(name)
+        raw = variants["raw"][name]
+        centred, scores, common = ((variants[v] or {}).get(name) for v in VARIANTS[1:])
         lines.append(
             f"| {name} | {_num(raw['kendall'])}{_ci(raw['kendall_ci_generators'])}"
-            f"{_ci(raw['kendall_ci_problems'])} | {_num(centred['kendall'])}"
-            f"{_ci(centred['kendall_ci_generators'])} | {_num(scores['kendall'])}"
-            f"{_ci(scores['kendall_ci_generators'])} | "
+            f"{_ci(raw['kendall_ci_problems'])} | {_figure(centred)} | {_figure(scores)} | "
             + (
                 f"{_num(common['kendall'])}{_ci(common['kendall_ci_generators'])}"
                 if common
-                else f"not computed (< {d['min_common']} problems)"
+                else "not computed"
+                + (f" (< {d['min_common']} problems)" if variants["common"] is None else "")
             )
             + f" | {_num(d['metrics'][name]['tau_with_coverage'])} | "
             f"{_num(d['metrics'][name]['tau_with_relative'])} | "
@@ -556,7 +571,7 @@ def plot(diagnosis: Mapping[str, Any], path: Path) -> Path:
             ax = axes[row][col]
             y = np.asarray([math.nan if v is None else v for v in y], dtype=float)
             points = ax.scatter(x, y, c=coverage, cmap="viridis", s=16, vmin=0, vmax=1)
-            tau = diagnosis["variants"][variant][name]["kendall"]
+            tau = (diagnosis["variants"][variant] or {}).get(name, {}).get("kendall")
             ax.set_title(f"{name}\n{variant}: τ {_num(tau)}", fontsize=8)
             ax.set_xlabel(xlabel, fontsize=8)
             ax.set_ylabel("generator mean score", fontsize=8)
