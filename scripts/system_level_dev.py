@@ -169,21 +169,23 @@ def table(settings: dict[str, Any], figures: dict[str, dict[str, Any] | None]) -
         "",
         "| column | "
         + " | ".join(f"{fold} ({f['n_generators']} gen.)" for fold, f in done.items())
-        + " | mean gain |",
-        "| --- |" + " --- |" * (len(done) + 1),
+        + " | mean raw τ | mean gain |",
+        "| --- |" + " --- |" * (len(done) + 2),
     ]
     for name in columns:
-        cells, gains = [], []
+        cells, raws, gains = [], [], []
         for f in done.values():
             raw, centred = f["raw"].get(name), f["centred"].get(name)
             if raw is None or centred is None:
                 cells.append("n/a")
                 continue
             cells.append(f"{raw:.3f} → {centred:.3f}")
+            raws.append(raw)
             gains.append(centred - raw)
         defined = len(gains) == len(done) and gains and all(math.isfinite(g) for g in gains)
         mean = f"{statistics.fmean(gains):+.3f}" if defined else "n/a"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean} |")
+        mean_raw = f"{statistics.fmean(raws):.3f}" if defined else "n/a"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean_raw} | {mean} |")
     result = verdict(settings, figures)
     lines.append("")
     if not result["decided"]:
