@@ -14,7 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def test_all_subcommands_are_registered() -> None:
     parser = build_parser()
     choices = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(choices) == {"label", "build", "merge", "sample", "coverage"}
+    assert set(choices) == {"label", "build", "merge", "sample", "coverage", "fetch"}
 
 
 def test_user_error_prints_one_line_and_exits_2(tmp_path: Path) -> None:
