@@ -15,7 +15,7 @@ export TOKENIZERS_PARALLELISM ?= false
 export WANDB_MODE ?= offline
 
 .DEFAULT_GOAL := help
-.PHONY: help install system-deps test test-fast lint format demo quality quality-x usefulness bench smollm2 clean
+.PHONY: help install system-deps test test-fast lint format demo quality quality-x gpu-check usefulness bench smollm2 clean
 
 help:  ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -86,10 +86,13 @@ quality: $(STAMP)  ## Train on real MBPP/APPS generations, evaluate zero-shot on
 quality-x: $(STAMP)  ## One CodeScore for Python, C++, Java, JS, Go, Rust: train on HumanEval tasks 0-81, evaluate on 82-163 (reads ../shared)
 	bash scripts/quality_x.sh
 
+gpu-check: $(STAMP)  ## One GPU, <= 10 min: +experiment=apps with SmolLM2 (whole, bf16) and MiniLM; DRY_RUN=1 checks on CPU
+	bash scripts/gpu_check.sh $(if $(DRY_RUN),--dry-run)
+
 usefulness: $(STAMP)  ## CodeScore trained on CoNaLa's human usefulness grades (5 folds) vs every baseline (reads ../shared; <= 30 min)
 	bash scripts/usefulness.sh
 
-bench: $(STAMP)  ## Run the benchmarks (prints figures; see README for the recorded ones)
+bench: $(STAMP)  ## Run the benchmarks (prints figures; recorded ones in docs/experiments/)
 	$(BIN)/python benchmarks/executor_vs_humaneval.py
 	$(BIN)/python benchmarks/executor_heavy_imports.py
 	$(BIN)/python benchmarks/executor_breakdown.py
