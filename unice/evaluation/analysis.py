@@ -167,7 +167,7 @@ def paired_comparison(
     """
     columns = [c for c in columns if c.name not in set(exclude) and c.n_scored]
     ours = [c.name for c in columns if c.kind == "codescore" or c.name in set(also_ours)]
-    others = [c.name for c in columns if c.kind != "codescore"]
+    others = [c.name for c in columns if c.name not in ours]
     if not ours or not others:
         return None
     draws = paired_kendall(
