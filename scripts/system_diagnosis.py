@@ -22,11 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from data_builders.errors import UserError  # noqa: E402
+from data_builders.jsonl import iter_jsonl  # noqa: E402
 from unice.evaluation.errors import EvaluationError  # noqa: E402
 from unice.evaluation.system_diagnosis import (  # noqa: E402
     VARIANTS,
     SystemRows,
     diagnose,
+    mark_over_window,
     read_evaluation,
     read_rows,
     write,
@@ -41,6 +43,15 @@ def family_patterns(name: str, config: Path = FAMILIES) -> list[str]:
     if name not in families:
         raise UserError(f"--family {name!r} is not a family of {config} ({', '.join(families)})")
     return [str(p) for p in families[name]]
+
+
+def programs(rows: SystemRows) -> list[str]:
+    """The program text of each row (read again from the split files the rows came from)."""
+    texts: dict[str, str] = {}
+    for data in str(rows.source.get("data", "")).split("; "):
+        for _, row in iter_jsonl(Path(data), required=("id", "generated"), what="row"):
+            texts[str(row["id"])] = str(row["generated"])
+    return [texts[i] for i in rows.ids]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-common", type=int, default=10)
     parser.add_argument("--min-rows", type=int, default=1, help="drop smaller generators")
     parser.add_argument(
+        "--window-of",
+        type=Path,
+        help="a checkpoint: per generator, the share of programs longer than its token window",
+    )
+    parser.add_argument(
         "--variants",
         nargs="+",
         default=list(VARIANTS),
@@ -84,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             raise UserError("pass an evaluate.py output folder, or --scores FILE and --data DIR")
         rows = rows.at_least(args.min_rows)
+        if args.window_of:
+            mark_over_window(rows, programs(rows), args.window_of)
         diagnosis = diagnose(
             rows, args.n_resamples, args.seed, args.min_common, variants=args.variants
         )

@@ -18,7 +18,13 @@ import numpy as np
 import pytest
 
 from unice.evaluation.errors import EvaluationError
-from unice.evaluation.system_diagnosis import SystemRows, diagnose, read_rows, to_markdown
+from unice.evaluation.system_diagnosis import (
+    SystemRows,
+    diagnose,
+    mark_over_window,
+    read_rows,
+    to_markdown,
+)
 from unice.metrics import system_level_correlations
 from unice.metrics.system_level import center_within, problem_bootstrap
 
@@ -176,3 +182,14 @@ def test_dev_rule_adopts_only_on_a_mean_gain_above_the_margin_over_every_fold() 
     assert small["decided"] and not small["adopted"]
     missing = module.verdict(settings, {"a": fold(0.1, 0.9), "b": None})
     assert not missing["decided"] and "b" in missing["why"]
+
+
+def test_over_window_marks_programs_longer_than_the_checkpoints_window(
+    tiny_checkpoint: Path,
+) -> None:
+    window = json.loads((tiny_checkpoint / "config.json").read_text())["max_length"] - 2
+    rows = SystemRows(["a", "b"], ["P", "P"], ["g", "h"], np.asarray([1.0, 0.0]), {}, {})
+    mark_over_window(rows, ["x = 1", " ".join(["x"] * (window + 5))], tiny_checkpoint)
+    assert rows.over_window.tolist() == [0.0, 1.0]
+    shares = {g["name"]: g["over_window"] for g in diagnose(rows, n_resamples=0)["generators"]}
+    assert shares == {"g": 0.0, "h": 1.0}

@@ -75,10 +75,15 @@ class SystemRows:
     columns: dict[str, np.ndarray]
     source: dict[str, Any]
     length_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    over_window: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """1.0 where the program is longer than a model's token window (:func:`mark_over_window`),
+    ``nan`` when not measured: what a truncating scorer never reads."""
 
     def __post_init__(self) -> None:
         if self.length_ratio.size != len(self.ids):
             self.length_ratio = np.full(len(self.ids), math.nan)
+        if self.over_window.size != len(self.ids):
+            self.over_window = np.full(len(self.ids), math.nan)
 
     @staticmethod
     def concat(parts: Sequence[SystemRows]) -> SystemRows:
@@ -102,6 +107,7 @@ class SystemRows:
                 for key in parts[0].source
             },
             np.concatenate([p.length_ratio for p in parts]),
+            np.concatenate([p.over_window for p in parts]),
         )
 
     def at_least(self, min_rows: int) -> SystemRows:
@@ -135,6 +141,7 @@ class SystemRows:
             {name: values[index] for name, values in self.columns.items()},
             self.source,
             self.length_ratio[index],
+            self.over_window[index],
         )
 
 
@@ -225,6 +232,28 @@ def read_rows(
         ),
     )
     return rows.matching(only) if only else rows
+
+
+def mark_over_window(rows: SystemRows, programs: Sequence[str], checkpoint: Path) -> None:
+    """Set ``rows.over_window``: whether each program has more tokens than the checkpoint's
+    window (its ``config.json`` ``max_length``, less the two special tokens), in its tokenizer.
+
+    Why: CodeScore encodes the program alone (estimator) and truncates it; a generator that
+    writes a long preamble (the prompt's docstring again, imports, tests) is scored on text
+    that may not reach its code.
+    """
+    from transformers import AutoTokenizer
+
+    config = json.loads((checkpoint / "config.json").read_text())
+    window = int(config.get("max_length", 512)) - 2
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    rows.over_window = np.asarray(
+        [
+            float(len(tokenizer(code, add_special_tokens=False)["input_ids"]) > window)
+            for code in programs
+        ]
+    )
+    rows.source = {**rows.source, "window": f"{window} tokens of {checkpoint}"}
 
 
 def read_evaluation(
@@ -341,6 +370,7 @@ def diagnose(
             for part in (rows.length_ratio[g] for g in groups)
         ]
     )
+    over_window = _means(rows.over_window, groups)
     centred = {n: center_within(v, rows.problems) for n, v in rows.columns.items()}
     problem_groups = group_indices(rows.problems)
     problem_pass = _means(rows.passed, problem_groups)
@@ -420,6 +450,7 @@ def diagnose(
                 "coverage": float(coverage[i]),
                 "relative": float(relative[i]),
                 "length_ratio": float(length[i]),
+                "over_window": float(over_window[i]),
                 "pass_rank": float(pass_rank[i]),
             }
             for i, (name, g) in enumerate(zip(names, groups, strict=True))
@@ -521,9 +552,8 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         "## Per generator (sorted by pass rate)",
         "",
         "| generator | rows | problems | pass rate | coverage | relative | length | "
-        + " | ".join(f"{n}: mean (rank, Δ)" for n in focus)
-        + " |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |" + " --- |" * len(focus),
+        "over window | " + " | ".join(f"{n}: mean (rank, Δ)" for n in focus) + " |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + " --- |" * len(focus),
     ]
     order = sorted(range(len(d["generators"])), key=lambda i: d["generators"][i]["pass_rank"])
     for i in order:
@@ -538,8 +568,7 @@ def to_markdown(diagnosis: Mapping[str, Any], title: str = "System-level diagnos
         lines.append(
             f"| {g['name']} | {g['rows']} | {g['problems']} | {g['pass_rate']:.3f} | "
             f"{g['coverage']:.3f} | {g['relative']:+.3f} | {_num(g['length_ratio'], 2)} | "
-            + " | ".join(cells)
-            + " |"
+            f"{_num(g.get('over_window'), 2)} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"
 
