@@ -44,6 +44,7 @@ LAYERS: dict[str, list[tuple[str, ...]]] = {
         ("", "data", "modeling", "loading", "scoring"),
         ("training", "ice_score"),  # training UniCE; ICE-Score, a baseline metric
         ("evaluation",),
+        ("usefulness",),  # CodeScore trained on human grades: folds, arm choice, its report
         ("cli", "testing", "testing_http"),  # command lines; test helpers
     ],
 }
