@@ -10,7 +10,8 @@
 The protocol (folds, arms, the rule) is configs/experiment/usefulness.yaml's, written before any
 run; docs/usefulness.md has the figures. Environment: ZS_CKPT (the PassRatio-trained checkpoint,
 default runs/zeroshot_cpu/best: its zero-shot columns and arm P), LEVERS=1 (train every arm and
-apply the rule; else only protocol.adopted, or A), USEFULNESS_FINETUNE=1 (arm E),
+apply the rule; else only protocol.adopted, or A), LEVERS=2 (stage two: its arms on top of C,
+judged against C by the same rule -> levers2.json), USEFULNESS_FINETUNE=1 (arm E),
 ICE_BASE_URL/ICE_MODEL (an ICE-Score usefulness column from an OpenAI-compatible judge).
 """
 
@@ -55,6 +56,16 @@ def levers_run() -> bool:
     return os.environ.get("LEVERS") == "1"
 
 
+def stage_two_run() -> bool:
+    """LEVERS=2: train stage two's arms (each on top of C) and apply the rule against C."""
+    return os.environ.get("LEVERS") == "2"
+
+
+def all_arms(proto: dict[str, Any]) -> dict[str, list[str]]:
+    """Every arm of both stages by name (stage two's names never repeat stage one's)."""
+    return {**proto["arms"], **(proto.get("stage_two") or {}).get("arms", {})}
+
+
 def adopted_arm(proto: dict[str, Any]) -> str:
     return str(proto.get("adopted") or proto["incumbent"])
 
@@ -63,7 +74,10 @@ def arms_to_run(proto: dict[str, Any]) -> dict[str, list[str] | str]:
     """Arm -> its overrides, or the reason it does not run (optional arms; without LEVERS=1
     every arm but the adopted one)."""
     out: dict[str, list[str] | str] = {}
-    for arm, overrides in proto["arms"].items():
+    if stage_two_run():  # stage two: its incumbent (already trained in stage one) + its arms
+        two = proto["stage_two"]
+        return {two["incumbent"]: list(proto["arms"][two["incumbent"]]), **two["arms"]}
+    for arm, overrides in all_arms(proto).items():
         if not levers_run() and arm != adopted_arm(proto):
             out[arm] = "not trained by this run (LEVERS=1 make usefulness trains every arm)"
             continue
@@ -217,11 +231,18 @@ def stage_choose(args: argparse.Namespace) -> None:
             "per_fold": [f["metric"] for f in per_fold],
             "train_seconds": sum(f["train_seconds"] for f in per_fold),
         }
-    if levers_run():
-        winner, verdicts = choose_arm(means, proto["incumbent"], float(proto["adopt_margin"]))
+    if levers_run() or stage_two_run():
+        incumbent = proto["stage_two"]["incumbent"] if stage_two_run() else proto["incumbent"]
+        winner, verdicts = choose_arm(means, incumbent, float(proto["adopt_margin"]))
         for arm, verdict in verdicts.items():
             figures[arm].update(verdict)
         result = {"chosen": winner, "margin": proto["adopt_margin"], "arms": figures}
+        if stage_two_run():  # a record of its own: arms.json stays the adopted arm's
+            (args.out / "levers2.json").write_text(json.dumps(result, indent=2) + "\n")
+            for arm, f in figures.items():
+                print(f"arm {arm}: inner-dev mean tau {f['mean']:.4f} ({f['verdict']})")
+            print(f"stage two chosen: {winner}")
+            return
         (args.out / "levers.json").write_text(json.dumps(result, indent=2) + "\n")
     else:  # the adopted arm only; the levers' figures come from the levers run when it is here
         winner = adopted_arm(proto)
@@ -233,6 +254,9 @@ def stage_choose(args: argparse.Namespace) -> None:
             "arms": figures,
             "levers": json.loads(levers.read_text()) if levers.is_file() else None,
         }
+        stage_two = args.out / "levers2.json"
+        if stage_two.is_file():
+            result["levers2"] = json.loads(stage_two.read_text())
     (args.out / "arms.json").write_text(json.dumps(result, indent=2) + "\n")
     for arm, f in figures.items():
         if f["ran"]:

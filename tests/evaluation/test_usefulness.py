@@ -248,3 +248,40 @@ def test_fold_models_scores_file(conala: Path, tmp_path: Path, tiny_checkpoint: 
         assert line["task_id"] == row["task_id"] and line["generator"] == row["generator"]
         assert line["fold"] == row["fold"] and line["arm"] == "A"
         assert 0.0 <= line["codescore"] <= 1.0
+
+
+def test_stage_two_judges_its_arms_against_c_and_keeps_arms_json(tmp_path: Path, monkeypatch):
+    """`LEVERS=2 scripts/usefulness.py choose`: stage two's arms (each on top of C) against C's
+    stage-one runs by the same margin, into levers2.json; arms.json (the adopted arm) untouched."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "usefulness_script", REPO / "scripts/usefulness.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setenv("LEVERS", "2")
+    proto = script.protocol()
+    two = proto["stage_two"]
+    runs = script.arms_to_run(proto)
+    assert set(runs) == {two["incumbent"], *two["arms"]}
+    for arm, overrides in two["arms"].items():  # every stage-two arm sits on top of C
+        assert set(proto["arms"][two["incumbent"]]) <= set(overrides), arm
+    out = tmp_path / "out"
+    means = {two["incumbent"]: 0.50, **{arm: 0.505 for arm in two["arms"]}}
+    winner_arm = sorted(two["arms"])[0]
+    means[winner_arm] = 0.52  # beats C by more than .01; the others do not
+    for arm, mean in means.items():
+        for k in range(proto["outer_folds"]):
+            path = out / "folds" / str(k) / arm / "inner_dev.json"
+            path.parent.mkdir(parents=True)
+            path.write_text(json.dumps({"metric": mean, "train_seconds": 1.0}))
+    (out / "arms.json").write_text('{"chosen": "C"}')
+    script.stage_choose(type("Args", (), {"out": out})())
+    result = json.loads((out / "levers2.json").read_text())
+    assert result["chosen"] == winner_arm
+    assert result["arms"][two["incumbent"]]["verdict"] == "incumbent"
+    assert all(
+        result["arms"][arm]["verdict"] == "rejected" for arm in two["arms"] if arm != winner_arm
+    )
+    assert json.loads((out / "arms.json").read_text()) == {"chosen": "C"}
