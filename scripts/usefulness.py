@@ -77,7 +77,9 @@ def arms_to_run(proto: dict[str, Any]) -> dict[str, list[str] | str]:
     if stage_two_run():  # stage two: its incumbent (already trained in stage one) + its arms
         two = proto["stage_two"]
         return {two["incumbent"]: list(proto["arms"][two["incumbent"]]), **two["arms"]}
-    for arm, overrides in all_arms(proto).items():
+    arms = dict(proto["arms"])  # stage one's arms, and the adopted arm when stage two's
+    arms.setdefault(adopted_arm(proto), all_arms(proto)[adopted_arm(proto)])
+    for arm, overrides in arms.items():
         if not levers_run() and arm != adopted_arm(proto):
             out[arm] = "not trained by this run (LEVERS=1 make usefulness trains every arm)"
             continue
