@@ -93,23 +93,6 @@ def analyse_column(
     gold = label_values(data, settings.label)
     keep = np.isfinite(column.scores)
     example = example_level_correlations(column.scores, gold, data.task_ids)
-    if is_human_label(settings.label):
-        return {
-            "name": column.name,
-            "kind": column.kind,
-            "n_scored": column.n_scored,
-            "seconds": column.seconds,
-            "time_note": column.time_note,
-            "settings": column.settings,
-            "corpus": corpus_correlations(column.scores[keep], gold[keep]),
-            "example": example.to_dict(),
-            "mae": None,
-            "auroc_passed": None,
-            # the grade of the snippet the metric ranks first per problem (ties: expected value)
-            "best_of_n": {settings.label: best_of_n(column.scores, gold, data.task_ids)},
-            "exec": None,
-            "passability": None,
-        }
     result: dict[str, Any] = {
         "name": column.name,
         "kind": column.kind,
@@ -119,6 +102,14 @@ def analyse_column(
         "settings": column.settings,
         "corpus": corpus_correlations(column.scores[keep], gold[keep]),
         "example": example.to_dict(),
+        "exec": None,
+        "passability": None,
+    }
+    if is_human_label(settings.label):  # a grade: no execution labels to compare with
+        # the grade of the snippet the metric ranks first per problem (ties: expected value)
+        best = {settings.label: best_of_n(column.scores, gold, data.task_ids)}
+        return {**result, "mae": None, "auroc_passed": None, "best_of_n": best}
+    result |= {
         "mae": (
             float(np.mean(np.abs(column.scores[keep] - data.pass_ratio[keep])))
             if is_calibrated(column)
@@ -129,8 +120,6 @@ def analyse_column(
             "passed": best_of_n(column.scores, data.passed.astype(float), data.task_ids),
             "pass_ratio": best_of_n(column.scores, data.pass_ratio, data.task_ids),
         },
-        "exec": None,
-        "passability": None,
     }
     if column.exec_probs is not None:
         result["exec"] = binary_metrics(column.exec_probs, data.executable, settings.threshold)
