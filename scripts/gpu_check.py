@@ -97,7 +97,7 @@ def compose(overrides: list[str]):
 def missing_data(cfg) -> list[str]:
     """The split files the run reads that are not there (train of every folder, dev of the
     folders that decide), as one line each."""
-    from unice.training.loop import data_folders, dev_folders
+    from unice.training.data_config import data_folders, dev_folders
 
     dirs, _, commands = data_folders(cfg.data)
     dev_dirs, _ = dev_folders(cfg.data, dirs, commands)

@@ -107,7 +107,7 @@ def test_zero_shot_scores_refuse_rows_the_evaluation_never_scored(
 
 
 def test_extra_dirs_join_any_data_config_for_training_and_dev() -> None:
-    from unice.training.loop import data_folders, dev_folders
+    from unice.training.data_config import data_folders, dev_folders
 
     plain = OmegaConf.create({"dir": "data/a", "dirs": ["data/a"], "build_command": "make a",
                               "extra_dirs": ["data/he"], "extra_build_command": "make he"})  # fmt: skip

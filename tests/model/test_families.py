@@ -119,7 +119,7 @@ def test_balance_and_hold_out_without_families_or_with_an_unknown_mode_are_refus
     from omegaconf import OmegaConf
 
     from unice.errors import TrainingConfigError
-    from unice.training.loop import _balance
+    from unice.training.data_config import balance_weights_config as _balance
 
     rows = [_sample("t", "gpt-4", True, 0)]
     assert _balance(OmegaConf.create({"balance": None}), rows) is None

@@ -308,7 +308,7 @@ def test_the_retired_reference_free_option_stops_naming_its_commit(
 ):
     """Arm H (stub rows for the NL format only) was not kept and its code retired: the data
     config that ran it, or the key set by hand, stops before any data is read."""
-    from unice.training.loop import REFERENCE_FREE_RETIRED_AT
+    from unice.training.data_config import REFERENCE_FREE_RETIRED_AT
 
     overrides = tiny_overrides(tiny_backbone, fixture_data, tmp_path / "run")
     with pytest.raises(TrainingConfigError, match=f"retired.*{REFERENCE_FREE_RETIRED_AT}"):

@@ -25,13 +25,20 @@ from transformers import get_scheduler
 
 from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
 from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
-from unice.data.families import balance_weights, family_counts, hold_out_family
+from unice.data.families import family_counts, hold_out_family
 from unice.data.sampler import ProblemGroupedBatchSampler
 from unice.errors import CheckpointError, TrainingConfigError
 from unice.modeling.build import build_model
 from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
 from unice.scoring import has_usable_format
+from unice.training.data_config import (
+    balance_weights_config,
+    data_folders,
+    dev_folders,
+    families_config,
+    refuse_reference_free_generators,
+)
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.exec_prior import fit_exec_prior
 from unice.training.export import export_checkpoint
@@ -98,67 +105,6 @@ def train(cfg: DictConfig | dict, on_step: StepCallback | None = None) -> dict[s
     return _finish(run, state)
 
 
-def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[str]]:
-    """``(folders, {folder name: weight}, build commands)`` of the data config.
-
-    ``data.dirs`` (a list) reads several folders; ``data.weights`` (same length) scales how
-    often each folder's samples are drawn per epoch. Without ``dirs``, ``data.dir`` alone.
-    ``data.extra_dirs`` (weight 1.0 each, build command ``data.extra_build_command``) are added
-    after them: an experiment that adds folders to whichever data config the command line
-    chose (``+experiment=finetuned_cpu data=...``: the zero-shot run's training data plus
-    HumanEval's train split), which replacing ``data.dirs`` could not do.
-    """
-    dirs = data.get("dirs") or [data.dir]
-    dirs = [str(d) for d in dirs]
-    weights = list(data.get("weights") or [1.0] * len(dirs))
-    if len(weights) != len(dirs):
-        raise TrainingConfigError(
-            f"data.weights has {len(weights)} values for {len(dirs)} data.dirs; give one each"
-        )
-    commands = list(data.get("build_commands") or [])
-    if len(commands) != len(dirs):  # e.g. data.dirs overridden: the one generic command
-        commands = [data.get("build_command", "")] * len(dirs)
-    extra = [str(d) for d in data.get("extra_dirs") or []]
-    dirs, weights = dirs + extra, weights + [1.0] * len(extra)
-    commands += [data.get("extra_build_command", "")] * len(extra)
-    names = [Path(d).name for d in dirs]
-    if len(set(names)) != len(names):
-        raise TrainingConfigError(f"data.dirs {dirs}: folder names must differ (rows' origin)")
-    return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
-
-
-REFERENCE_FREE_RETIRED_AT = "519b8b8"
-"""The last commit with ``data.reference_free_generators`` (stage three's arm H, not kept)."""
-
-
-def refuse_reference_free_generators(data: DictConfig) -> None:
-    """Stop a config that sets ``data.reference_free_generators``: arm H (stub rows read without
-    their reference, for the NL format only) was not kept on MBPP dev (docs/model.md), so its
-    code is gone; a data key no code reads would otherwise train without it in silence."""
-    if data.get("reference_free_generators"):
-        raise TrainingConfigError(
-            "data.reference_free_generators was retired after stage three's arm H was not kept "
-            f"(docs/model.md); its code is at commit {REFERENCE_FREE_RETIRED_AT}"
-        )
-
-
-def dev_folders(
-    data: DictConfig, dirs: list[str], commands: list[str]
-) -> tuple[list[str], list[str]]:
-    """The folders whose dev split decides (``data.dev_dirs``, default all of ``dirs``), with
-    their build commands. Why: a mix may train on a folder whose dev problems are not the ones
-    the decision is about (MBPP rows in the multilingual model, whose dev set is HumanEval-X's
-    held-in problems in six languages), and an arm that adds rows to its training folder
-    (issue 27's G: stub candidates beside the real programs) keeps the protocol's dev rows by
-    naming the folder they come from, which it does not train on. A dev folder that is not
-    built fails when its split is read, naming it (the typo guard). ``data.extra_dirs`` are
-    dev folders too when ``dev_dirs`` is set (without it every folder of ``dirs`` is)."""
-    chosen = [str(d) for d in (data.get("dev_dirs") or dirs)]
-    chosen += [str(d) for d in data.get("extra_dirs") or [] if str(d) not in chosen]
-    generic = str(data.get("build_command", ""))
-    return chosen, [commands[dirs.index(d)] if d in dirs else generic for d in chosen]
-
-
 def _setup(cfg: DictConfig) -> _Run:
     settings = TrainerSettings.from_config(cfg.trainer)
     refuse_retired_model_keys(cfg.model)
@@ -184,11 +130,11 @@ def _setup(cfg: DictConfig) -> _Run:
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
     if data.get("holdout_family"):  # a transfer dev: a family that trains on nothing decides
         train_samples, dev_samples = hold_out_family(
-            train_samples, dev_samples or [], _families(data), str(data.holdout_family)
+            train_samples, dev_samples or [], families_config(data), str(data.holdout_family)
         )
         print(
             f"held-out family {data.holdout_family}: {len(dev_samples)} dev rows; training on "
-            f"{family_counts(train_samples, _families(data), 'train split')}"
+            f"{family_counts(train_samples, families_config(data), 'train split')}"
         )
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
@@ -227,7 +173,7 @@ def _setup(cfg: DictConfig) -> _Run:
         settings.group_size,
         int(cfg.seed),
         weights,
-        sample_weights=_balance(data, train_samples),
+        sample_weights=balance_weights_config(data, train_samples),
     )
     loader = accelerator.prepare_data_loader(
         DataLoader(
@@ -265,34 +211,6 @@ def _setup(cfg: DictConfig) -> _Run:
         optimizer, scheduler, total_steps, steps_per_epoch, output_dir, logger, sampler,
         loader, fingerprint,
     )  # fmt: skip
-
-
-def _families(data: DictConfig) -> dict[str, list[str]]:
-    """``data.families`` as plain lists; a transfer or balance setting without it is refused."""
-    families = data.get("families")
-    if not families:
-        raise TrainingConfigError(
-            "data.holdout_family and data.balance need data.families (generator patterns per "
-            "family): use data=transfer or a data config that inherits it"
-        )
-    return {str(k): [str(p) for p in v] for k, v in families.items()}
-
-
-BALANCE_MODES = {"family": False, "family_label": True}
-"""``data.balance`` values -> whether passing and failing programs are balanced too."""
-
-
-def _balance(data: DictConfig, samples: list[Sample]) -> list[float] | None:
-    """Per-sample weights for the batch sampler (``data.balance``), or ``None``."""
-    mode = data.get("balance")
-    if not mode:
-        return None
-    if mode not in BALANCE_MODES:
-        raise TrainingConfigError(
-            f"data.balance={mode!r} is not one of {sorted(BALANCE_MODES)} (or null)"
-        )
-    passed = [s.passed for s in samples]
-    return balance_weights(samples, _families(data), passed, by_label=BALANCE_MODES[mode])
 
 
 def _trainable(samples: list[Sample], formats: list[str], accelerator) -> list[Sample]:
