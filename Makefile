@@ -40,7 +40,7 @@ system-deps:  ## Install bubblewrap and WordNet with apt where apt exists and we
 	else \
 		echo "note: no apt or not root; install 'bubblewrap' yourself for the full sandbox"; \
 	fi
-	@# Toolchains for labelling C++/Java/JavaScript/Go/Rust programs (data_builders/execution/languages/)
+	@# Toolchains for labelling C++/Java/JavaScript/Go/Rust programs (data_builders/execution/compiled/languages/)
 	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		if ! command -v g++ >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 \
 			|| ! command -v go >/dev/null 2>&1 || ! command -v rustc >/dev/null 2>&1 \
