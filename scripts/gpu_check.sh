@@ -33,7 +33,7 @@ fi
 start=$(date +%s)
 declare -A seconds
 STAGE=gpu-check
-# stamp, timed, build
+# stamp, timed, build, require_shelf
 source scripts/lib/stages.sh
 rebuilt=()
 complete() { [[ -f "$1/train.jsonl" && -f "$1/dev.jsonl" && -f "$1/build_info.json" ]]; }
@@ -41,13 +41,8 @@ stamp "1/3 data: data/mbpp-real and data/apps-subset (the builds of WITH_APPS=1 
 if ! complete data/mbpp-real || ! complete data/apps-subset; then
   needed=("$SHARED/mbpp_sanitized_humaneval_format.jsonl" "$SHARED/mbpp_generations.jsonl"
           "$SHARED/apps_subset/problems.jsonl" "$SHARED/apps_subset/samples.jsonl")
-  missing=()
-  for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
-  if ((${#missing[@]})); then
-    echo "error: building the GPU check's data needs the shared data shelf; missing: ${missing[*]}" >&2
-    echo "       (set SHARED=DIR to the folder holding them, fill it with \`make fetch\`, or carry built data/mbpp-real and data/apps-subset here)" >&2
-    exit 2
-  fi
+  # (or carry built data/mbpp-real and data/apps-subset to this machine: then nothing is read)
+  require_shelf "building the GPU check's data reads real generations" "bash scripts/gpu_check.sh" "${needed[@]}"
   # = scripts/quality.sh's builds, so either script reuses the other's folders
   timed build_mbpp_real build data/mbpp-real mbpp --source "$SHARED/mbpp_sanitized_humaneval_format.jsonl" \
     --samples "$SHARED/mbpp_generations.jsonl"

@@ -46,14 +46,9 @@ needed=(
 if [[ "${WITH_APPS:-0}" == 1 ]]; then
   needed+=("$SHARED/apps_subset/problems.jsonl" "$SHARED/apps_subset/samples.jsonl")
 fi
-missing=()
-for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
-if ((${#missing[@]})); then
-  echo "error: make quality reads real generations from the shared data shelf; missing: ${missing[*]}" >&2
-  echo "       either set SHARED=DIR to a folder holding them, or build them from their public sources:" >&2
-  echo "       make fetch && SHARED=data/shelf make quality   (docs/fetch.md)" >&2
-  exit 2
-fi
+# stamp, timed, build, require_shelf
+source scripts/lib/stages.sh
+require_shelf "make quality reads real generations" "make quality" "${needed[@]}"
 
 if [[ "${FULL_HE:-0}" == 1 ]]; then HE_DIR=data/he-eval-full; per_task=(); else
   HE_DIR=data/he-eval-zs; per_task=(--samples-per-task "$HE_PER_TASK"); fi
@@ -61,8 +56,6 @@ if [[ "${FULL_HE:-0}" == 1 ]]; then HE_DIR=data/he-eval-full; per_task=(); else
 start=$(date +%s)
 declare -A seconds
 STAGE=quality
-# stamp, timed, build
-source scripts/lib/stages.sh
 
 rebuilt=()
 stamp "1/4 building datasets"

@@ -29,20 +29,13 @@ export WANDB_MODE=${WANDB_MODE:-offline} TOKENIZERS_PARALLELISM=false
 needed=("$SHARED/humaneval_codegen16b_samples.jsonl" "$SHARED/mbpp_sanitized_humaneval_format.jsonl"
         "$SHARED/mbpp_generations.jsonl")
 for language in "${LANGUAGES[@]}"; do needed+=("$SHARED/humaneval_x/humaneval_$language.jsonl.gz"); done
-missing=()
-for file in "${needed[@]}"; do [[ -f "$file" ]] || missing+=("$file"); done
-if ((${#missing[@]})); then
-  echo "error: make quality-x reads HumanEval-X and real generations from the shared data shelf; missing: ${missing[*]}" >&2
-  echo "       either set SHARED=DIR to a folder holding them, or build them from their public sources:" >&2
-  echo "       make fetch && SHARED=data/shelf make quality-x   (docs/fetch.md)" >&2
-  exit 2
-fi
+# stamp, timed, build, require_shelf
+source scripts/lib/stages.sh
+require_shelf "make quality-x reads HumanEval-X and real generations" "make quality-x" "${needed[@]}"
 
 start=$(date +%s)
 declare -A seconds
 STAGE=quality-x
-# stamp, timed, build
-source scripts/lib/stages.sh
 
 rebuilt=()
 stamp "1/3 building datasets (${LANGUAGES[*]} python)"

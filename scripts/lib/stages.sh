@@ -1,5 +1,6 @@
-# Shared by scripts/quality.sh and scripts/quality_x.sh (sourced, not run): stage stamps, stage
-# timings, and the resumable dataset build. The caller sets PY, STAGE (the name in the stamps)
+# Shared by scripts/quality.sh, quality_x.sh and gpu_check.sh (sourced, not run): stage stamps,
+# stage timings, the resumable dataset build, and the check that the shelf files a script reads
+# exist (require_shelf). The caller sets PY, STAGE (the name in the stamps)
 # and `start` (date +%s), and declares `seconds` (declare -A) and `rebuilt` (an array).
 
 stamp() { echo "[$STAGE $(( $(date +%s) - start ))s] $*"; }
@@ -24,4 +25,16 @@ build() {  # build DIR ARGS...: skipped when DIR holds a complete build with the
     *) exit "$state" ;;
   esac
   "$PY" -m data_builders build "$@" --out "$dir"
+}
+
+require_shelf() {  # require_shelf WHAT TARGET FILE...: stop (exit 2) naming every missing shelf
+  # file and both fixes (SHARED=DIR, or make fetch then SHARED=data/shelf TARGET)
+  local what=$1 target=$2; shift 2
+  local missing=() file
+  for file in "$@"; do [[ -f "$file" ]] || missing+=("$file"); done
+  ((${#missing[@]})) || return 0
+  echo "error: $what from the shared data shelf; missing: ${missing[*]}" >&2
+  echo "       either set SHARED=DIR to a folder holding them, or build them from their public sources:" >&2
+  echo "       make fetch && SHARED=data/shelf $target   (docs/fetch.md)" >&2
+  exit 2
 }
