@@ -16,13 +16,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from omegaconf import OmegaConf
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from data_builders.errors import UserError  # noqa: E402
 from data_builders.jsonl import iter_jsonl  # noqa: E402
+from unice.data.families import load_families  # noqa: E402
 from unice.evaluation.errors import EvaluationError  # noqa: E402
 from unice.evaluation.system_diagnosis import (  # noqa: E402
     VARIANTS,
@@ -39,10 +38,10 @@ FAMILIES = ROOT / "configs" / "data" / "transfer.yaml"
 
 def family_patterns(name: str, config: Path = FAMILIES) -> list[str]:
     """The generator patterns of one family of ``data.families`` (configs/data/transfer.yaml)."""
-    families = OmegaConf.to_container(OmegaConf.load(config).get("families") or {})
+    families = load_families(config)
     if name not in families:
         raise UserError(f"--family {name!r} is not a family of {config} ({', '.join(families)})")
-    return [str(p) for p in families[name]]
+    return families[name]
 
 
 def programs(rows: SystemRows) -> list[str]:

@@ -22,7 +22,6 @@ import math
 import statistics
 import subprocess
 import sys
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import unice  # noqa: E402
 from data_builders.jsonl import iter_jsonl, write_jsonl  # noqa: E402
+from unice.data.families import family_of, load_families  # noqa: E402
 from unice.evaluation.codescore import FORMAT_COLUMNS  # noqa: E402
 from unice.evaluation.data import load_split  # noqa: E402
 from unice.evaluation.report import to_jsonable  # noqa: E402
@@ -44,11 +44,6 @@ CONFIG = ROOT / "configs" / "system_level_dev.yaml"
 
 def protocol(path: Path = CONFIG) -> dict[str, Any]:
     return OmegaConf.to_container(OmegaConf.load(path).protocol, resolve=True)  # type: ignore[return-value]
-
-
-def family_patterns(settings: dict[str, Any], fold: str) -> list[str]:
-    families = OmegaConf.to_container(OmegaConf.load(ROOT / settings["families"]).families)
-    return [str(p) for p in families[fold]]  # type: ignore[index]
 
 
 def fold_folder(settings: dict[str, Any], fold: str) -> Path:
@@ -64,11 +59,11 @@ def checkpoint(settings: dict[str, Any], fold: str) -> Path | None:
 def family_rows(settings: dict[str, Any], fold: str) -> list[dict[str, Any]]:
     """The held-out family's dev rows of every dev folder, ids prefixed with the folder's name
     (both folders number their samples ``TASK::samples::k``)."""
-    patterns = family_patterns(settings, fold)
+    families = load_families(ROOT / settings["families"])  # the family training held out
     rows = []
     for data in settings["dev_dirs"]:
         for _, row in iter_jsonl(ROOT / data / f"{settings['split']}.jsonl", what="dev row"):
-            if any(fnmatchcase(str(row.get("generator") or ""), p) for p in patterns):
+            if family_of(str(row.get("generator") or ""), families) == fold:
                 rows.append({**row, "id": f"{Path(data).name}/{row['id']}"})
     return rows
 

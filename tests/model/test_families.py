@@ -128,3 +128,15 @@ def test_balance_and_hold_out_without_families_or_with_an_unknown_mode_are_refus
     with pytest.raises(TrainingConfigError, match="not one of"):
         _balance(OmegaConf.create({"balance": "label", "families": FAMILIES}), rows)
     assert _balance(OmegaConf.create({"balance": "family", "families": FAMILIES}), rows) == [1.0]
+
+
+def test_load_families_reads_the_config_in_order_and_names_a_file_without_them(tmp_path):
+    from unice.data.families import load_families
+
+    families = load_families("configs/data/transfer.yaml")
+    assert list(families)[:3] == ["openai-api", "open-mid", "qwen"]
+    assert families["qwen"] == ["qwen3-coder-*", "qwen-coder-*"]
+    empty = tmp_path / "plain.yaml"
+    empty.write_text("name: plain\n")
+    with pytest.raises(DatasetFormatError, match="plain.yaml has no families"):
+        load_families(empty)

@@ -14,10 +14,13 @@ matching pattern wins, in the order the configuration lists them. Families are c
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Protocol, TypeVar
+
+from omegaconf import OmegaConf
 
 from unice.errors import DatasetFormatError
 
@@ -30,6 +33,15 @@ class _HasGenerator(Protocol):
 
 
 S = TypeVar("S", bound=_HasGenerator)
+
+
+def load_families(path: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """The ``families`` of a data config file (configs/data/transfer.yaml), in its order: for
+    tools that select a family's rows outside training, by the same patterns it trains with."""
+    families = OmegaConf.load(path).get("families")
+    if not families:
+        raise DatasetFormatError(f"{path} has no families: (generator patterns per family)")
+    return {str(name): [str(p) for p in patterns] for name, patterns in families.items()}
 
 
 def family_of(generator: str, families: Mapping[str, Sequence[str]]) -> str | None:
