@@ -129,12 +129,13 @@ def _setup(cfg: DictConfig) -> _Run:
     )
     check_disjoint_splits({"train": train_samples, dev_split or "dev": dev_samples or []})
     if data.get("holdout_family"):  # a transfer dev: a family that trains on nothing decides
+        families = families_config(data)
         train_samples, dev_samples = hold_out_family(
-            train_samples, dev_samples or [], families_config(data), str(data.holdout_family)
+            train_samples, dev_samples or [], families, str(data.holdout_family)
         )
         print(
             f"held-out family {data.holdout_family}: {len(dev_samples)} dev rows; training on "
-            f"{family_counts(train_samples, families_config(data), 'train split')}"
+            f"{family_counts(train_samples, families, 'train split')}"
         )
     accelerator = Accelerator(
         cpu=settings.accelerator == "cpu",
