@@ -1,16 +1,14 @@
-"""Generator families (issue 43): the transfer dev's hold-out, balanced batches, and the configs
-that pre-register them."""
+"""Generator families (issue 43): the transfer dev's hold-out, the configs that pre-register it,
+and the refusal of the retired balance switch."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 import pytest
 
 from unice.data.dataset import Sample
-from unice.data.families import balance_weights, family_of, hold_out_family
-from unice.data.sampler import ProblemGroupedBatchSampler
+from unice.data.families import family_of, hold_out_family
 from unice.errors import DatasetFormatError
 
 from .conftest import compose
@@ -52,37 +50,6 @@ def test_an_unknown_generator_or_family_is_a_clear_error():
         hold_out_family(known, known, FAMILIES, "open")
 
 
-def test_balance_weights_equalise_families_and_labels_within_them():
-    rows = [_sample("t", "gpt-4", True, i) for i in range(8)]
-    rows += [_sample("t", "gpt-4", False, 8 + i) for i in range(2)]
-    rows += [_sample("u", "starcoder", False, 20 + i) for i in range(2)]
-    weights = balance_weights(rows, FAMILIES, [s.passed for s in rows])
-    mass: Counter[tuple[str, bool]] = Counter()
-    for sample, weight in zip(rows, weights, strict=True):
-        mass[(family_of(sample.generator, FAMILIES), sample.passed)] += weight
-    assert mass[("api", True)] == pytest.approx(mass[("api", False)])
-    assert mass[("api", True)] + mass[("api", False)] == pytest.approx(mass[("open", False)])
-    assert sum(weights) == pytest.approx(len(rows))
-    by_family = balance_weights(rows, FAMILIES, [s.passed for s in rows], by_label=False)
-    assert by_family[0] == pytest.approx(by_family[9])  # one weight for the family's rows
-
-
-def test_sampler_draws_reweighted_chunks_and_is_unchanged_without_weights():
-    rows = [_sample(f"t{i % 5}", "gpt-4", True, i) for i in range(40)]
-    rows += [_sample(f"s{i % 2}", "starcoder", True, i) for i in range(40, 50)]  # own problems
-    plain = ProblemGroupedBatchSampler(rows, 4, 2, seed=3)
-    assert sorted(i for batch in plain for i in batch) == list(range(50))
-    again = ProblemGroupedBatchSampler(rows, 4, 2, seed=3, sample_weights=None)
-    assert list(again) == list(plain)  # the default path draws exactly as before
-    weights = balance_weights(rows, FAMILIES, [True] * 50, by_label=False)
-    balanced = ProblemGroupedBatchSampler(rows, 4, 2, seed=3, sample_weights=weights)
-    drawn = Counter(rows[i].generator for batch in balanced for i in batch)
-    assert drawn["starcoder"] >= 2 * 10  # 10 rows, each weighted 2.5: 2 or 3 copies
-    assert drawn["gpt-4"] < 40  # 40 rows, each weighted 0.625
-    with pytest.raises(ValueError, match="sample weights"):
-        ProblemGroupedBatchSampler(rows, 4, 2, sample_weights=[1.0])
-
-
 def test_sample_reads_the_rows_generator():
     row = _sample("t", "gpt-4", True, 0)
     assert replace(row, generator="").generator == ""
@@ -115,19 +82,23 @@ def test_transfer_arms_compose_with_every_family_named(arm):
     assert family_of("gpt-4/reflexion", families) == "openai-api"
 
 
-def test_balance_and_hold_out_without_families_or_with_an_unknown_mode_are_refused():
+def test_hold_out_without_families_and_the_retired_balance_switch_are_refused():
     from omegaconf import OmegaConf
 
     from unice.errors import TrainingConfigError
-    from unice.training.data_config import balance_weights_config as _balance
+    from unice.training.data_config import (
+        BALANCE_RETIRED_AT,
+        families_config,
+        refuse_retired_data_keys,
+    )
 
-    rows = [_sample("t", "gpt-4", True, 0)]
-    assert _balance(OmegaConf.create({"balance": None}), rows) is None
     with pytest.raises(TrainingConfigError, match="data.families"):
-        _balance(OmegaConf.create({"balance": "family"}), rows)
-    with pytest.raises(TrainingConfigError, match="not one of"):
-        _balance(OmegaConf.create({"balance": "label", "families": FAMILIES}), rows)
-    assert _balance(OmegaConf.create({"balance": "family", "families": FAMILIES}), rows) == [1.0]
+        families_config(OmegaConf.create({"holdout_family": "api"}))
+    refuse_retired_data_keys(OmegaConf.create({"balance": None}))  # unset: nothing to refuse
+    with pytest.raises(
+        TrainingConfigError, match=f"data.balance was retired.*{BALANCE_RETIRED_AT}"
+    ):
+        refuse_retired_data_keys(OmegaConf.create({"balance": "family_label"}))
 
 
 def test_load_families_reads_the_config_in_order_and_names_a_file_without_them(tmp_path):

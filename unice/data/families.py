@@ -1,10 +1,9 @@
-"""Generator families: which model wrote a program, grouped, for transfer dev sets and balance.
+"""Generator families: which model wrote a program, grouped, for transfer dev sets.
 
 Why: users score programs of *other* models than the ones CodeScore trained on. A dev set whose
 programs come from the training generators rewards fitting them; a dev set of programs written by
-a family that contributes no training program measures transfer (issue 43). The same grouping
-lets batches be balanced by family, so hundreds of passing programs of one strong model do not
-teach "looks like that model, passes".
+a family that contributes no training program measures transfer (issue 43). (Batches balanced
+by family and pass/fail were arm T3, not adopted; that code is at commit 34c3f18.)
 
 A family is a list of shell-style patterns (``fnmatch``) over a row's ``generator`` field
 (``"gpt-4-turbo/cot"``, ``"local:SmolLM2-135M-Instruct.Q4_1"``); the first family with a
@@ -100,29 +99,6 @@ def hold_out_family(
             "holding its programs of the dev problems to data.dev_dirs"
         )
     return kept_train, kept_dev
-
-
-def balance_weights(
-    samples: Sequence[_HasGenerator],
-    families: Mapping[str, Sequence[str]],
-    passed: Sequence[bool],
-    by_label: bool = True,
-) -> list[float]:
-    """A weight per sample whose sums are equal across families and, within a family, equal
-    for passing and failing programs (``by_label``); the weights average 1.
-
-    Why weights and not resampling rows: the batch sampler keeps candidates of one problem
-    together for the within-problem ranking term, so it reweights those groups (the mean of
-    their members' weights), and the groups stay intact.
-    """
-    keys = families_of(samples, families, "train split")
-    cells = [(f, bool(p)) if by_label else (f, True) for f, p in zip(keys, passed, strict=True)]
-    per_cell = Counter(cells)
-    cells_of_family = Counter(f for f, _ in per_cell)
-    n_families = len(cells_of_family)
-    total = len(samples)
-    # each family gets total / n_families; each of its cells an equal share of that
-    return [total / n_families / cells_of_family[cell[0]] / per_cell[cell] for cell in cells]
 
 
 def family_counts(

@@ -28,11 +28,6 @@ class ProblemGroupedBatchSampler:
         group_size: candidates of one problem kept together (1 = plain shuffling).
         seed: base seed; epoch ``e`` uses ``seed * 1000 + e``.
         weights: ``{origin: weight}``; folders not named weigh 1.
-        sample_weights: one weight per sample (e.g. :func:`unice.data.families.balance_weights`);
-            each chunk then weighs its folder's weight times the mean of its members' weights,
-            drawn ``floor(w)`` times plus once more with probability ``frac(w)`` (seeded). Why
-            per chunk: the chunks keep a problem's candidates together for the ranking term.
-            ``None`` (default) leaves the order exactly as without it.
     """
 
     def __init__(
@@ -42,7 +37,6 @@ class ProblemGroupedBatchSampler:
         group_size: int = 1,
         seed: int = 0,
         weights: Mapping[str, float] | None = None,
-        sample_weights: Sequence[float] | None = None,
     ) -> None:
         if batch_size < 1 or group_size < 1:
             raise ValueError("batch_size and group_size must be >= 1")
@@ -51,11 +45,6 @@ class ProblemGroupedBatchSampler:
         self.seed = seed
         self.epoch = 0
         self.weights = dict(weights or {})
-        if sample_weights is not None and len(sample_weights) != len(samples):
-            raise ValueError(f"{len(sample_weights)} sample weights for {len(samples)} samples")
-        if sample_weights is not None and min(sample_weights, default=0.0) < 0:
-            raise ValueError("sample weights must be >= 0")
-        self.sample_weights = None if sample_weights is None else list(sample_weights)
         self.problems: dict[str, dict[str, list[int]]] = {}
         for index, sample in enumerate(samples):
             by_task = self.problems.setdefault(sample.origin, {})
@@ -74,11 +63,7 @@ class ProblemGroupedBatchSampler:
                 rng.shuffle(indices)
                 step = self.group_size
                 mine += [indices[i : i + step] for i in range(0, len(indices), step)]
-            weight = float(self.weights.get(origin, 1.0))
-            if self.sample_weights is None:
-                chunks += _weighted(mine, weight, rng)
-            else:
-                chunks += _weighted_each(mine, weight, self.sample_weights, rng)
+            chunks += _weighted(mine, float(self.weights.get(origin, 1.0)), rng)
         rng.shuffle(chunks)
         return chunks
 
@@ -102,18 +87,3 @@ def _weighted(chunks: list[list[int]], weight: float, rng: random.Random) -> lis
     whole = int(weight)
     part = round((weight - whole) * len(chunks))
     return chunks * whole + rng.sample(chunks, part)
-
-
-def _weighted_each(
-    chunks: list[list[int]], weight: float, sample_weights: Sequence[float], rng: random.Random
-) -> list[list[int]]:
-    """Each chunk ``floor(w)`` times plus once with probability ``frac(w)``, where ``w`` is
-    ``weight`` times the mean weight of the chunk's samples."""
-    if weight < 0:
-        raise ValueError(f"data weight {weight} must be >= 0")
-    out: list[list[int]] = []
-    for chunk in chunks:
-        w = weight * sum(sample_weights[i] for i in chunk) / len(chunk)
-        whole = int(w)
-        out += [chunk] * (whole + (rng.random() < w - whole))
-    return out

@@ -1,5 +1,5 @@
 """What a data config asks the training loop to read: folders, weights, dev folders, generator
-families and balance weights. Why apart from the loop: these are the data settings' rules (and
+families, and the retired keys it refuses. Why apart from the loop: these are the data settings' rules (and
 refusals), read also by scripts that check a run before it starts (scripts/gpu_check.py)."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from unice.data.dataset import Sample
-from unice.data.families import balance_weights
 from unice.errors import TrainingConfigError
 
 
@@ -45,16 +43,31 @@ def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[st
 REFERENCE_FREE_RETIRED_AT = "519b8b8"
 """The last commit with ``data.reference_free_generators`` (stage three's arm H, not kept)."""
 
+BALANCE_RETIRED_AT = "34c3f18"
+"""The last commit with ``data.balance`` (issue 43's arm T3, not adopted on the transfer dev)."""
 
-def refuse_reference_free_generators(data: DictConfig) -> None:
-    """Stop a config that sets ``data.reference_free_generators``: arm H (stub rows read without
-    their reference, for the NL format only) was not kept on MBPP dev (docs/model.md), so its
-    code is gone; a data key no code reads would otherwise train without it in silence."""
-    if data.get("reference_free_generators"):
-        raise TrainingConfigError(
-            "data.reference_free_generators was retired after stage three's arm H was not kept "
-            f"(docs/model.md); its code is at commit {REFERENCE_FREE_RETIRED_AT}"
-        )
+RETIRED_DATA_KEYS: dict[str, tuple[str, str]] = {
+    "reference_free_generators": (
+        "stage three's arm H (stub rows read without their reference) was not kept (docs/model.md)",
+        REFERENCE_FREE_RETIRED_AT,
+    ),
+    "balance": (
+        "issue 43's arm T3 (batches balanced by generator family and pass/fail) was not "
+        "adopted on the transfer dev (docs/experiments/transfer.md)",
+        BALANCE_RETIRED_AT,
+    ),
+}
+"""Data keys whose arms were not kept: key -> (why, the last commit with their code)."""
+
+
+def refuse_retired_data_keys(data: DictConfig) -> None:
+    """Stop a config that sets a retired data key (RETIRED_DATA_KEYS): its code is gone, and a
+    key no code reads would otherwise train without it in silence."""
+    for key, (why, commit) in RETIRED_DATA_KEYS.items():
+        if data.get(key):
+            raise TrainingConfigError(
+                f"data.{key} was retired after {why}; its code is at commit {commit}"
+            )
 
 
 def dev_folders(
@@ -75,28 +88,11 @@ def dev_folders(
 
 
 def families_config(data: DictConfig) -> dict[str, list[str]]:
-    """``data.families`` as plain lists; a transfer or balance setting without it is refused."""
+    """``data.families`` as plain lists; a transfer dev without it is refused."""
     families = data.get("families")
     if not families:
         raise TrainingConfigError(
-            "data.holdout_family and data.balance need data.families (generator patterns per "
+            "data.holdout_family needs data.families (generator patterns per "
             "family): use data=transfer or a data config that inherits it"
         )
     return {str(k): [str(p) for p in v] for k, v in families.items()}
-
-
-BALANCE_MODES = {"family": False, "family_label": True}
-"""``data.balance`` values -> whether passing and failing programs are balanced too."""
-
-
-def balance_weights_config(data: DictConfig, samples: list[Sample]) -> list[float] | None:
-    """Per-sample weights for the batch sampler (``data.balance``), or ``None``."""
-    mode = data.get("balance")
-    if not mode:
-        return None
-    if mode not in BALANCE_MODES:
-        raise TrainingConfigError(
-            f"data.balance={mode!r} is not one of {sorted(BALANCE_MODES)} (or null)"
-        )
-    passed = [s.passed for s in samples]
-    return balance_weights(samples, families_config(data), passed, by_label=BALANCE_MODES[mode])

@@ -33,11 +33,10 @@ from unice.modeling.configuration import FORMATS
 from unice.modeling.loss import unified_loss
 from unice.scoring import has_usable_format
 from unice.training.data_config import (
-    balance_weights_config,
     data_folders,
     dev_folders,
     families_config,
-    refuse_reference_free_generators,
+    refuse_retired_data_keys,
 )
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.exec_prior import fit_exec_prior
@@ -111,7 +110,7 @@ def _setup(cfg: DictConfig) -> _Run:
     if settings.num_threads:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
-    refuse_reference_free_generators(data)
+    refuse_retired_data_keys(data)
     dirs, weights, commands = data_folders(data)
     train_samples = read_splits(
         dirs,
@@ -169,12 +168,7 @@ def _setup(cfg: DictConfig) -> _Run:
         ),
     )
     sampler = ProblemGroupedBatchSampler(
-        train_samples,
-        settings.batch_size,
-        settings.group_size,
-        int(cfg.seed),
-        weights,
-        sample_weights=balance_weights_config(data, train_samples),
+        train_samples, settings.batch_size, settings.group_size, int(cfg.seed), weights
     )
     loader = accelerator.prepare_data_loader(
         DataLoader(
