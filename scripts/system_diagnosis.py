@@ -30,8 +30,8 @@ from unice.evaluation.system_diagnosis import (  # noqa: E402
     mark_over_window,
     read_evaluation,
     read_rows,
-    write,
 )
+from unice.evaluation.system_diagnosis_report import write  # noqa: E402
 
 FAMILIES = ROOT / "configs" / "data" / "transfer.yaml"
 

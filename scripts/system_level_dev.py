@@ -36,7 +36,8 @@ from unice.data.families import family_of, load_families  # noqa: E402
 from unice.evaluation.codescore import FORMAT_COLUMNS  # noqa: E402
 from unice.evaluation.data import load_split  # noqa: E402
 from unice.evaluation.report import to_jsonable  # noqa: E402
-from unice.evaluation.system_diagnosis import diagnose, read_evaluation, write  # noqa: E402
+from unice.evaluation.system_diagnosis import diagnose, read_evaluation  # noqa: E402
+from unice.evaluation.system_diagnosis_report import write  # noqa: E402
 from unice.training.feature_cache import open_feature_cache  # noqa: E402
 
 CONFIG = ROOT / "configs" / "system_level_dev.yaml"

@@ -23,8 +23,8 @@ from unice.evaluation.system_diagnosis import (
     diagnose,
     mark_over_window,
     read_rows,
-    to_markdown,
 )
+from unice.evaluation.system_diagnosis_report import to_markdown
 from unice.metrics import system_level_correlations
 from unice.metrics.system_level import center_within, problem_bootstrap
 
