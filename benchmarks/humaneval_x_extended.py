@@ -2,7 +2,7 @@
 language's canonical solution.
 
 Item 5 of issue 19 in numbers: per language, how many tasks and tests translate (the
-``multilingual-data`` translation: ``data_builders/languages/``) and how many of the
+``multilingual-data`` translation: ``data_builders/test_translation/``) and how many of the
 translated tests the language's own canonical solution passes through the sandboxed runner
 (one status per assertion). A translated test the canonical solution fails is one whose
 expected value (from the Python reference) the language's solution does not reproduce:
@@ -28,13 +28,13 @@ from data_builders.dataset.humaneval_x import humaneval_suites
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program
-from data_builders.languages.coverage import load_rows, translate_task
-from data_builders.languages.suites import extended_test
 from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
     program_and_test,
 )
+from data_builders.test_translation.coverage import load_rows, translate_task
+from data_builders.test_translation.suites import extended_test
 
 
 def main() -> None:

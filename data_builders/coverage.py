@@ -3,7 +3,7 @@ Python tests translate into each HumanEval-X language, and why the rest do not.
 
 Builds (or reads from the extension cache, the same one ``build humaneval`` uses) HE-Eval's
 extended suites and tries every case against every language's declared signature
-(:mod:`data_builders.languages.coverage`); prints one line per language and the commonest
+(:mod:`data_builders.test_translation.coverage`); prints one line per language and the commonest
 reasons. A task counts as translated when at least one of its cases translates.
 """
 
@@ -13,8 +13,8 @@ import argparse
 from pathlib import Path
 
 from data_builders.errors import UserError
-from data_builders.languages.coverage import coverage, load_rows
-from data_builders.languages.types import LANGUAGES
+from data_builders.test_translation.coverage import coverage, load_rows
+from data_builders.test_translation.types import LANGUAGES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ executor of another language:
 
 1. **tests**: each HumanEval-X task's own assertions, then HE-Eval's extended inputs (the
    suites ``build humaneval`` makes, from the same extension cache) written as assertions of
-   language L through the task's declared types (:mod:`data_builders.languages`). Their
+   language L through the task's declared types (:mod:`data_builders.test_translation`). Their
    expected values are the Python reference's, so the task's canonical solution in L is run
    on all of them, and only the translated assertions it passes are kept: a C++ ``float``
    result or a Rust ``u32`` that underflows is the language's answer, not a wrong test. It
@@ -191,8 +191,8 @@ class _Prepared:
 def _prepare(
     problem: Problem, cases: Sequence[Case], entry: str | None, language: str
 ) -> _Prepared:
-    from data_builders.languages.translate import translate_task
     from data_builders.problems.humaneval_x import canonical_solution, program_and_test
+    from data_builders.test_translation.translate import translate_task
 
     source, original = program_and_test(problem, canonical_solution(problem))
     assertions, reasons = translate_task(_row(problem), cases, entry) if cases else ([], Counter())
@@ -216,7 +216,7 @@ def prepare_tasks(
     all translated assertions (on ``backend``'s executor, local by default), under
     ``foreign`` (default: the limits file's ``compiled`` section)."""
     from data_builders.execution import load_limits, open_executor
-    from data_builders.languages.suites import with_extended
+    from data_builders.test_translation.suites import with_extended
 
     foreign = foreign or load_limits().compiled
     prepared = [
@@ -319,7 +319,7 @@ def _task_record(
 ) -> dict[str, Any]:
     """One task's progress record: what ``stats.json`` counts, plus the final test and limits
     (private fields, ``_``-prefixed) that labelling uses."""
-    from data_builders.languages.suites import with_extended
+    from data_builders.test_translation.suites import with_extended
 
     outcomes = result.outcomes
     n_original = min(task.n_original, len(outcomes))

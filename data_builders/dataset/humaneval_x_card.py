@@ -56,8 +56,8 @@ def card_lines(stats: Mapping[str, Any]) -> list[str]:
         "",
         f"Each task's tests are HumanEval-X's own assertions, then HE-Eval's extended inputs "
         f"written as {name} assertions through the task's declared types "
-        "(`data_builders/languages/`). The expected values are the Python reference's, so "
-        f"only the translated assertions {name}'s canonical solution passes are kept.",
+        "(`data_builders/test_translation/`). The expected values are the Python reference's, "
+        f"so only the translated assertions {name}'s canonical solution passes are kept.",
         "",
         f"- HE-Eval's extended cases: {info['extended_cases']:,}; untranslatable "
         f"{info['untranslatable']:,}; the canonical solution fails {fails:,}"

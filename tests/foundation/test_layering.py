@@ -31,7 +31,7 @@ LAYERS: dict[str, list[tuple[str, ...]]] = {
         ("execution",),  # the sandboxed executor and the language toolchains
         ("problems",),  # problem sources and how a completion becomes a program
         ("extension",),  # extended tests from the references
-        ("languages",),  # HE-Eval's extended tests translated into HumanEval-X's languages
+        ("test_translation",),  # HE-Eval's extended tests written in HumanEval-X's languages
         ("candidates",),  # programs to label: samples, mutants, generators
         ("dataset",),  # the build pipeline, statistics, card
         # the command lines: python -m data_builders SUBCOMMAND

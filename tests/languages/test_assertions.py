@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.languages.assertions import assertion
-from data_builders.languages.coverage import coverage, reason_key, translate_task
-from data_builders.languages.literals import Untranslatable
-from data_builders.languages.types import TypeParseError, parse_signature
+from data_builders.test_translation.assertions import assertion
+from data_builders.test_translation.coverage import coverage, reason_key, translate_task
+from data_builders.test_translation.literals import Untranslatable
+from data_builders.test_translation.types import TypeParseError, parse_signature
 
 # Small rows in HumanEval-X's layout (declarations as the dataset spells them).
 CPP_ROW = {

@@ -17,7 +17,7 @@ import pytest
 from data_builders.__main__ import main
 from data_builders.dataset import humaneval_x
 from data_builders.execution.compiled.languages import Language, get_language
-from data_builders.languages.suites import with_extended
+from data_builders.test_translation.suites import with_extended
 
 from .conftest import need
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.languages.literals import Untranslatable, literal
-from data_builders.languages.types import (
+from data_builders.test_translation.literals import Untranslatable, literal
+from data_builders.test_translation.types import (
     parse_cpp_type,
     parse_go_type,
     parse_java_type,
@@ -150,7 +150,7 @@ def test_java_literals(spelled, value, expected):
 
 @pytest.mark.parametrize(("value", "expected"), JS)
 def test_js_literals(value, expected):
-    from data_builders.languages.types import ANY
+    from data_builders.test_translation.types import ANY
 
     assert literal("js", value, ANY) == expected
 
@@ -194,7 +194,7 @@ UNTRANSLATABLE = [
 
 @pytest.mark.parametrize(("language", "t", "value", "reason"), UNTRANSLATABLE)
 def test_untranslatable_values_say_why(language, t, value, reason):
-    from data_builders.languages.types import ANY
+    from data_builders.test_translation.types import ANY
 
     with pytest.raises(Untranslatable) as info:
         literal(language, value, t or ANY)

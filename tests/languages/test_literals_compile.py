@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from data_builders.languages.assertions import PRELUDES, assertion
-from data_builders.languages.types import Signature, parse_signature
+from data_builders.test_translation.assertions import PRELUDES, assertion
+from data_builders.test_translation.types import Signature, parse_signature
 
 NASTY = 'q"\\\n\t\x01é😀'
 CASES = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from data_builders.languages.assertions import PRELUDES
+from data_builders.test_translation.assertions import PRELUDES
 
 
 def _body(assertions: Sequence[str], indent: str = "    ") -> str:

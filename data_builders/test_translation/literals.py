@@ -14,7 +14,7 @@ escaped, non-ASCII characters become the language's Unicode escape (C++ ``\\u00e
 ``\\u00e9`` are UTF-8 bytes at run time; Java and JavaScript hold UTF-16, Rust UTF-8).
 
 Whether a value fits its declared type (and :class:`Untranslatable`, re-exported here) is
-:mod:`~data_builders.languages.literal_checks`'s job; this module spells the values.
+:mod:`~data_builders.test_translation.literal_checks`'s job; this module spells the values.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from data_builders.languages.literal_checks import (
+from data_builders.test_translation.literal_checks import (
     Untranslatable,
     _check_char,
     _check_str,
@@ -37,7 +37,7 @@ from data_builders.languages.literal_checks import (
     _spell,
     _tuple_items,
 )
-from data_builders.languages.types import ANY, Type
+from data_builders.test_translation.types import ANY, Type
 
 
 def float_text(number: float) -> str:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from data_builders.errors import UserError
-from data_builders.languages.translate import Case, reason_key, translate_task
 from data_builders.problems.base import task_number
+from data_builders.test_translation.translate import Case, reason_key, translate_task
 
 __all__ = [
     "FILE_NAMES",
@@ -27,8 +27,8 @@ __all__ = [
     "LanguageCoverage",
     "coverage",
     "load_rows",
-    "reason_key",  # from data_builders.languages.translate
-    "translate_task",  # from data_builders.languages.translate
+    "reason_key",  # from data_builders.test_translation.translate
+    "translate_task",  # from data_builders.test_translation.translate
 ]
 
 FILE_NAMES = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from data_builders.extension.suite import FLOAT_TOLERANCE
-from data_builders.languages.literals import Untranslatable, float_text, js_literal, literal
-from data_builders.languages.types import ANY, Signature, Type
+from data_builders.test_translation.literals import Untranslatable, float_text, js_literal, literal
+from data_builders.test_translation.types import ANY, Signature, Type
 
 FLOAT32_TOLERANCE = 1e-4  # HumanEval-X's own C++ tests compare float results within 1e-4
 

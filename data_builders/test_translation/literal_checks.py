@@ -1,7 +1,7 @@
 """Whether a Python value fits the type a literal is declared with, before it is spelled.
 
-The first job of :mod:`data_builders.languages.literals`: each check takes the value, its
-declared :class:`~data_builders.languages.types.Type` and the language's name (for the
+The first job of :mod:`data_builders.test_translation.literals`: each check takes the value, its
+declared :class:`~data_builders.test_translation.types.Type` and the language's name (for the
 message), and returns the value as the spelling needs it (a list, a dict, a float) or raises
 :class:`Untranslatable` with the reason. The helpers keep their leading underscore: they are
 ``literals.py``'s, moved here as they were (issue 28: the module was over ~450 lines).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from data_builders.languages.types import Type
+from data_builders.test_translation.types import Type
 
 
 class Untranslatable(ValueError):

@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from data_builders.languages.assertions import assertion
-from data_builders.languages.literals import Untranslatable
-from data_builders.languages.types import TypeParseError, parse_signature
+from data_builders.test_translation.assertions import assertion
+from data_builders.test_translation.literals import Untranslatable
+from data_builders.test_translation.types import TypeParseError, parse_signature
 
 Case = tuple[Sequence[Any], Any]
 
