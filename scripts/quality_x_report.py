@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from mutant_order import cells, count
-from quality_report import primary_column, summarise, table, verdict, verdict_lines
+from quality_report import primary_column
 
 from data_builders.jsonl import read_jsonl
+from unice.evaluation.quality_tables import summarise, table, verdict, verdict_lines
 from unice.ice_score.templates import LANGUAGE_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]

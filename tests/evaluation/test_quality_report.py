@@ -1,4 +1,4 @@
-"""scripts/quality_report.py: the verdict reads the primary CodeScore column only."""
+"""scripts/quality_report.py and unice/evaluation/quality_tables.py: the verdict reads the primary CodeScore column only."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from unice.evaluation import quality_tables as tables
 from unice.testing import load_script
 
 
@@ -45,39 +46,39 @@ def _paired(low: float, high: float, names: list[str]) -> dict:
 
 
 def test_above_every_baseline_passes(quality: ModuleType) -> None:
-    check = quality.verdict(_rows(0.5, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
-    for level in quality.LEVELS:
+    check = tables.verdict(_rows(0.5, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
+    for level in tables.LEVELS:
         assert check[level]["above_every_baseline"] is True
         assert check[level]["codescore"] == PRIMARY and check[level]["best_baseline"] == "chrF"
 
 
 def test_tied_with_or_below_one_baseline_fails(quality: ModuleType) -> None:
-    tied = quality.verdict(_rows(0.4, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
-    below = quality.verdict(_rows(0.39, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
+    tied = tables.verdict(_rows(0.4, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
+    below = tables.verdict(_rows(0.39, 0.1, {"BLEU": 0.3, "chrF": 0.4}), PRIMARY)
     for check in (tied, below):
-        assert not any(check[level]["above_every_baseline"] for level in quality.LEVELS)
+        assert not any(check[level]["above_every_baseline"] for level in tables.LEVELS)
 
 
 def test_never_the_better_of_two_columns(quality: ModuleType) -> None:
-    check = quality.verdict(_rows(0.2, 0.9, {"BLEU": 0.3}), PRIMARY)
+    check = tables.verdict(_rows(0.2, 0.9, {"BLEU": 0.3}), PRIMARY)
     assert check["example_kendall"]["above_every_baseline"] is False
     assert check["example_kendall"]["codescore_value"] == 0.2
 
 
 def test_interval_crossing_zero_is_reported(quality: ModuleType) -> None:
     rows = _rows(0.5, 0.1, {"BLEU": 0.3, "chrF": 0.45})
-    check = quality.verdict(rows, PRIMARY, _paired(-0.02, 0.12, ["BLEU", "chrF"]))
+    check = tables.verdict(rows, PRIMARY, _paired(-0.02, 0.12, ["BLEU", "chrF"]))
     level = check["corpus_kendall"]
     assert level["above_every_baseline"] is True  # the point estimates are above ...
     assert level["undecided"] == ["BLEU", "chrF"]  # ... but the data cannot tell them apart
     assert {c["interval"] for c in level["comparisons"]} == {"undecided"}
-    text = "\n".join(quality.verdict_lines(check))
+    text = "\n".join(tables.verdict_lines(check))
     assert "2 interval(s) cross 0" in text and "| chrF | 0.450 | 0.050 | [-0.020, 0.120] |" in text
 
 
 def test_missing_primary_column_gives_no_verdict(quality: ModuleType) -> None:
     rows = [r for r in _rows(0.5, 0.1, {"BLEU": 0.3}) if r["name"] != PRIMARY]
-    assert quality.verdict(rows, PRIMARY) == {}
+    assert tables.verdict(rows, PRIMARY) == {}
 
 
 def test_primary_column_from_the_experiment_config(quality: ModuleType, tmp_path: Path) -> None:
@@ -113,7 +114,7 @@ def test_summary_uses_the_common_set_and_mae_only_for_codescore(quality: ModuleT
             }
         },
     }
-    rows = {r["name"]: r for r in quality.summarise(report)}
+    rows = {r["name"]: r for r in tables.summarise(report)}
     assert rows[PRIMARY]["example_kendall"] == 0.35 and rows["BLEU"]["example_kendall"] == 0.25
     assert rows[PRIMARY]["mae"] == 0.2 and rows["BLEU"]["mae"] != rows["BLEU"]["mae"]  # nan
 
@@ -347,8 +348,8 @@ def test_finetuned_section_compares_with_baselines_and_the_zero_shot_model(
     assert quality.HE_EVAL in result["sets"]  # the zero-shot sets are still there
     he = result["finetuned"]["sets"][quality.HE_EVAL]
     kinds = {r["name"]: r["kind"] for r in he["metrics"]}
-    assert kinds[ZERO_SHOT] == quality.ZERO_SHOT_KIND and kinds["BLEU"] == "external"  # a baseline
-    for level in quality.LEVELS:
+    assert kinds[ZERO_SHOT] == tables.ZERO_SHOT_KIND and kinds["BLEU"] == "external"  # a baseline
+    for level in tables.LEVELS:
         check = he["verdict"][level]
         assert [c["baseline"] for c in check["comparisons"]] == ["BLEU"]  # not the zero-shot one
         delta = he["against_zero_shot"][level]
