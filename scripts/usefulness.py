@@ -6,12 +6,14 @@
     python scripts/usefulness.py score    # the chosen arm's fold models -> outputs/usefulness/scores.jsonl
     python scripts/usefulness.py evaluate # evaluate.py label=usefulness with every baseline + those scores
     python scripts/usefulness.py report   # outputs/usefulness/report.{md,json}
+    python scripts/usefulness.py cost --arm CE   # stage three's cost gate (fold 0, timed)
 
 The protocol (folds, arms, the rule) is configs/experiment/usefulness.yaml's, written before any
 run; docs/usefulness.md has the figures. Environment: ZS_CKPT (the PassRatio-trained checkpoint,
 default runs/zeroshot_cpu/best: its zero-shot columns and arm P), LEVERS=1 (train every arm and
 apply the rule; else only protocol.adopted, or A), LEVERS=2 (stage two: its arms on top of C,
-judged against C by the same rule -> levers2.json), USEFULNESS_FINETUNE=1 (arm E),
+judged against C by the same rule -> levers2.json), LEVERS=3 (stage three: CodeBERTScore as
+inputs, -> levers3.json), USEFULNESS_FINETUNE=1 (arm E; stage three's CE once `cost` passed),
 ICE_BASE_URL/ICE_MODEL (an ICE-Score usefulness column from an OpenAI-compatible judge).
 """
 
@@ -56,14 +58,34 @@ def levers_run() -> bool:
     return os.environ.get("LEVERS") == "1"
 
 
-def stage_two_run() -> bool:
-    """LEVERS=2: train stage two's arms (each on top of C) and apply the rule against C."""
-    return os.environ.get("LEVERS") == "2"
+LATER_STAGES: dict[str, tuple[str, str]] = {
+    "2": ("stage_two", "levers2.json"),
+    "3": ("stage_three", "levers3.json"),
+}
+"""LEVERS value -> the protocol block of a later stage (its arms on top of its incumbent) and
+the record its rule writes (arms.json stays the adopted arm's)."""
+
+
+def later_stage() -> tuple[str, str] | None:
+    """LEVERS=2 / LEVERS=3: (protocol block, record file) of the stage to train and judge."""
+    return LATER_STAGES.get(os.environ.get("LEVERS", ""))
 
 
 def all_arms(proto: dict[str, Any]) -> dict[str, list[str]]:
-    """Every arm of both stages by name (stage two's names never repeat stage one's)."""
-    return {**proto["arms"], **(proto.get("stage_two") or {}).get("arms", {})}
+    """Every arm of every stage by name (a later stage's names never repeat earlier ones)."""
+    out = dict(proto["arms"])
+    for block, _ in LATER_STAGES.values():
+        out.update((proto.get(block) or {}).get("arms", {}))
+    return out
+
+
+def finetune_gate(arm: str) -> str | None:
+    """Why an arm that fine-tunes the encoder does not run here, or None when it may:
+    USEFULNESS_FINETUNE=1 is set (by hand, for stage three's CE once its cost gate passed:
+    `python scripts/usefulness.py cost --arm CE`)."""
+    if os.environ.get("USEFULNESS_FINETUNE") == "1":
+        return None
+    return f"not run: set USEFULNESS_FINETUNE=1 (arm {arm} does not fit the 30-minute budget)"
 
 
 def adopted_arm(proto: dict[str, Any]) -> str:
@@ -74,9 +96,14 @@ def arms_to_run(proto: dict[str, Any]) -> dict[str, list[str] | str]:
     """Arm -> its overrides, or the reason it does not run (optional arms; without LEVERS=1
     every arm but the adopted one)."""
     out: dict[str, list[str] | str] = {}
-    if stage_two_run():  # stage two: its incumbent (already trained in stage one) + its arms
-        two = proto["stage_two"]
-        return {two["incumbent"]: list(proto["arms"][two["incumbent"]]), **two["arms"]}
+    stage = later_stage()
+    if stage:  # a later stage: its incumbent (already trained in stage one) + its arms
+        block = proto[stage[0]]
+        out[block["incumbent"]] = list(proto["arms"][block["incumbent"]])
+        for arm, overrides in block["arms"].items():
+            gate = (block.get("optional_arms") or {}).get(arm)
+            out[arm] = (finetune_gate(arm) if gate else None) or list(overrides)
+        return out
     arms = dict(proto["arms"])  # stage one's arms, and the adopted arm when stage two's
     arms.setdefault(adopted_arm(proto), all_arms(proto)[adopted_arm(proto)])
     for arm, overrides in arms.items():
@@ -84,8 +111,8 @@ def arms_to_run(proto: dict[str, Any]) -> dict[str, list[str] | str]:
             out[arm] = "not trained by this run (LEVERS=1 make usefulness trains every arm)"
             continue
         gate = (proto.get("optional_arms") or {}).get(arm)
-        if gate == "USEFULNESS_FINETUNE" and os.environ.get(gate) != "1":
-            out[arm] = "not run: set USEFULNESS_FINETUNE=1 (does not fit the 30-minute budget)"
+        if gate == "USEFULNESS_FINETUNE" and finetune_gate(arm):
+            out[arm] = str(finetune_gate(arm))
             continue
         if gate == "ZS_CKPT":
             ckpt = zs_checkpoint()
@@ -205,10 +232,65 @@ def stage_train(args: argparse.Namespace) -> None:
     runs.sort(key=lambda run: (run[0] != first, run[1], run[0]))
     if not runs:
         return
+    if any(CODEBERTSCORE_SWITCH in overrides for _, _, overrides in runs):
+        _prefill_codebertscore(args)  # once, before runs that would each score the pairs
     print(_train_one(args, *runs[0]), flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for line in pool.map(lambda run: _train_one(args, *run), runs[1:]):
             print(line, flush=True)
+
+
+CODEBERTSCORE_SWITCH = "model.codebertscore_features=true"
+
+
+def _prefill_codebertscore(args: argparse.Namespace) -> None:
+    """Every snippet's CodeBERTScore against its reference into the store the fold runs read
+    (unice/data/codebertscore_features.py), in one process: two runs started together would
+    otherwise both score the same pairs."""
+    from unice.data.codebertscore_features import CodeBertScoreFeatures
+
+    rows = read_rows(args.data)
+    CodeBertScoreFeatures.open().prefill((r["generated"], r.get("reference")) for r in rows)
+
+
+def stage_cost(args: argparse.Namespace) -> None:
+    """Stage three's cost gate of a fine-tuned arm (CE): train its outer fold 0 alone, timed,
+    into outputs/usefulness/cost/<arm>/ (never a fold's own folder), compute no inner-dev
+    figure, and say whether it passes (<= --limit seconds); the training log is not shown."""
+    proto = protocol()
+    arm = args.arm
+    overrides = all_arms(proto)[arm]
+    folder = args.out / "folds" / "0"
+    run_dir = args.out / "cost" / arm / "run"
+    command = [
+        sys.executable,
+        "train.py",
+        "+experiment=usefulness",
+        f"data.dir={folder / 'data'}",
+        f"output_dir={run_dir}",
+        "trainer.progress=false",
+        "trainer.num_threads=1",  # as make usefulness runs each fold: two at a time
+        *overrides,
+    ]
+    log = run_dir.parent / "train.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    with log.open("w", encoding="utf-8") as handle:
+        status = subprocess.run(command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT)
+    seconds = time.perf_counter() - start
+    if status.returncode != 0:
+        raise UserError(f"arm {arm} fold 0 failed (exit {status.returncode}); log {log}")
+    record = {
+        "arm": arm,
+        "fold": 0,
+        "seconds": round(seconds, 1),
+        "limit": args.limit,
+        "passed": seconds <= args.limit,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+    }
+    (run_dir.parent / "cost.json").write_text(json.dumps(record, indent=2) + "\n")
+    verdict = "passes" if record["passed"] else "fails"
+    print(f"arm {arm} fold 0: {seconds:.0f} s of training ({verdict} the {args.limit:.0f} s gate)")
 
 
 def stage_choose(args: argparse.Namespace) -> None:
@@ -233,17 +315,21 @@ def stage_choose(args: argparse.Namespace) -> None:
             "per_fold": [f["metric"] for f in per_fold],
             "train_seconds": sum(f["train_seconds"] for f in per_fold),
         }
-    if levers_run() or stage_two_run():
-        incumbent = proto["stage_two"]["incumbent"] if stage_two_run() else proto["incumbent"]
+    stage = later_stage()
+    if levers_run() or stage:
+        incumbent = proto[stage[0]]["incumbent"] if stage else proto["incumbent"]
         winner, verdicts = choose_arm(means, incumbent, float(proto["adopt_margin"]))
         for arm, verdict in verdicts.items():
             figures[arm].update(verdict)
         result = {"chosen": winner, "margin": proto["adopt_margin"], "arms": figures}
-        if stage_two_run():  # a record of its own: arms.json stays the adopted arm's
-            (args.out / "levers2.json").write_text(json.dumps(result, indent=2) + "\n")
+        if stage:  # a record of its own: arms.json stays the adopted arm's
+            (args.out / stage[1]).write_text(json.dumps(result, indent=2) + "\n")
             for arm, f in figures.items():
-                print(f"arm {arm}: inner-dev mean tau {f['mean']:.4f} ({f['verdict']})")
-            print(f"stage two chosen: {winner}")
+                if f["ran"]:
+                    print(f"arm {arm}: inner-dev mean tau {f['mean']:.4f} ({f['verdict']})")
+                else:
+                    print(f"arm {arm}: {f['why']}")
+            print(f"{stage[0].replace('_', ' ')} chosen: {winner}")
             return
         (args.out / "levers.json").write_text(json.dumps(result, indent=2) + "\n")
     else:  # the adopted arm only; the levers' figures come from the levers run when it is here
@@ -256,9 +342,10 @@ def stage_choose(args: argparse.Namespace) -> None:
             "arms": figures,
             "levers": json.loads(levers.read_text()) if levers.is_file() else None,
         }
-        stage_two = args.out / "levers2.json"
-        if stage_two.is_file():
-            result["levers2"] = json.loads(stage_two.read_text())
+        for _, record in LATER_STAGES.values():
+            path = args.out / record
+            if path.is_file():
+                result[record.removesuffix(".json")] = json.loads(path.read_text())
     (args.out / "arms.json").write_text(json.dumps(result, indent=2) + "\n")
     for arm, f in figures.items():
         if f["ran"]:
@@ -355,6 +442,7 @@ STAGES = {
     "score": stage_score,
     "evaluate": stage_evaluate,
     "report": stage_report,
+    "cost": stage_cost,
 }
 
 
@@ -369,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         default=int(os.environ.get("USEFULNESS_JOBS", "2")),
         help="training runs at a time (default USEFULNESS_JOBS or 2: one per core)",
     )
+    parser.add_argument("--arm", default="CE", help="cost: the fine-tuned arm to time")
+    parser.add_argument("--limit", type=float, default=300.0, help="cost: the gate in seconds")
     args = parser.parse_args(argv)
     try:
         STAGES[args.stage](args)

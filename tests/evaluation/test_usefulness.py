@@ -250,9 +250,7 @@ def test_fold_models_scores_file(conala: Path, tmp_path: Path, tiny_checkpoint: 
         assert 0.0 <= line["codescore"] <= 1.0
 
 
-def test_stage_two_judges_its_arms_against_c_and_keeps_arms_json(tmp_path: Path, monkeypatch):
-    """`LEVERS=2 scripts/usefulness.py choose`: stage two's arms (each on top of C) against C's
-    stage-one runs by the same margin, into levers2.json; arms.json (the adopted arm) untouched."""
+def _script():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -260,13 +258,28 @@ def test_stage_two_judges_its_arms_against_c_and_keeps_arms_json(tmp_path: Path,
     )
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    monkeypatch.setenv("LEVERS", "2")
+    return script
+
+
+@pytest.mark.parametrize(("levers", "block", "record"), [
+    ("2", "stage_two", "levers2.json"), ("3", "stage_three", "levers3.json")])  # fmt: skip
+def test_a_later_stage_judges_its_arms_against_c_and_keeps_arms_json(
+    tmp_path: Path, monkeypatch, levers: str, block: str, record: str
+):
+    """`LEVERS=2|3 scripts/usefulness.py choose`: a later stage's arms (each on top of C)
+    against C's stage-one runs by the same margin, into its own record; arms.json (the adopted
+    arm) untouched."""
+    script = _script()
+    monkeypatch.setenv("LEVERS", levers)
+    monkeypatch.setenv("USEFULNESS_FINETUNE", "1")  # stage three's CE, as after its cost gate
     proto = script.protocol()
-    two = proto["stage_two"]
+    two = proto[block]
     runs = script.arms_to_run(proto)
     assert set(runs) == {two["incumbent"], *two["arms"]}
-    for arm, overrides in two["arms"].items():  # every stage-two arm sits on top of C
-        assert set(proto["arms"][two["incumbent"]]) <= set(overrides), arm
+    assert all(isinstance(overrides, list) for overrides in runs.values())
+    keys = {o.split("=")[0] for o in proto["arms"][two["incumbent"]]}
+    for arm, overrides in two["arms"].items():  # every later-stage arm sets what C sets
+        assert keys <= {o.split("=")[0] for o in overrides}, arm  # (CB: another prior)
     out = tmp_path / "out"
     means = {two["incumbent"]: 0.50, **{arm: 0.505 for arm in two["arms"]}}
     winner_arm = sorted(two["arms"])[0]
@@ -278,10 +291,23 @@ def test_stage_two_judges_its_arms_against_c_and_keeps_arms_json(tmp_path: Path,
             path.write_text(json.dumps({"metric": mean, "train_seconds": 1.0}))
     (out / "arms.json").write_text('{"chosen": "C"}')
     script.stage_choose(type("Args", (), {"out": out})())
-    result = json.loads((out / "levers2.json").read_text())
+    result = json.loads((out / record).read_text())
     assert result["chosen"] == winner_arm
     assert result["arms"][two["incumbent"]]["verdict"] == "incumbent"
     assert all(
         result["arms"][arm]["verdict"] == "rejected" for arm in two["arms"] if arm != winner_arm
     )
     assert json.loads((out / "arms.json").read_text()) == {"chosen": "C"}
+
+
+def test_stage_three_gates_its_fine_tuned_arm_and_reads_codebertscore(monkeypatch):
+    """Without USEFULNESS_FINETUNE=1 stage three's CE does not run (its cost gate decides that
+    by hand); CBF and CB turn the CodeBERTScore inputs on, which the script prefills once."""
+    script = _script()
+    monkeypatch.setenv("LEVERS", "3")
+    monkeypatch.delenv("USEFULNESS_FINETUNE", raising=False)
+    runs = script.arms_to_run(script.protocol())
+    assert isinstance(runs["CE"], str) and "USEFULNESS_FINETUNE=1" in runs["CE"]
+    for arm in ("CBF", "CB"):
+        assert script.CODEBERTSCORE_SWITCH in runs[arm]
+    assert "model.exact_prior=codebertscore_f3" in runs["CB"]

@@ -219,18 +219,23 @@ def render(report: Mapping[str, Any]) -> str:
         f"Adopted iff the mean beats A's by more than {arms['margin']} "
         "(configs/experiment/usefulness.yaml, written before any run)."
     )
-    stage_two = arms.get("levers2")
-    if stage_two:
-        lines += ["", "### Stage two (each arm on top of C; `LEVERS=2`)", ""]
+    for record, title in (("levers2", "Stage two"), ("levers3", "Stage three")):
+        stage = arms.get(record)
+        if not stage:
+            continue
+        lines += ["", f"### {title} (each arm on top of C; `LEVERS={record[-1]}`)", ""]
         lines += ["| arm | overrides | inner-dev τ per fold | mean | gain vs C | verdict |"]
         lines.append("| --- | --- | --- | --- | --- | --- |")
-        for arm, f in stage_two["arms"].items():
+        for arm, f in stage["arms"].items():
+            if not f.get("ran", True):
+                lines.append(f"| {arm} | | | | | {f['why']} |")
+                continue
             per_fold = ", ".join(fmt(v) for v in f["per_fold"])
             lines.append(
                 f"| {arm} | {' '.join(f['overrides'])} | {per_fold} | {fmt(f.get('mean'))} | "
                 f"{fmt(f.get('gain'))} | {f.get('verdict', '')} |"
             )
-        lines += ["", f"Adopted iff the mean beats C's by more than {stage_two['margin']}."]
+        lines += ["", f"Adopted iff the mean beats C's by more than {stage['margin']}."]
     if report["skipped"]:
         lines += ["", "## Skipped metrics", ""]
         lines += [f"- **{s['name']}**: {s['reason']}" for s in report["skipped"]]
