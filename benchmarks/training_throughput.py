@@ -30,7 +30,7 @@ import torch
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
 from unice.modeling.configuration import FORMATS
-from unice.training.loop import batch_loss
+from unice.training.batch_loss import batch_loss
 from unice.training.optim import OptimConfig, build_optimizer
 
 CANDIDATES_PER_PROBLEM = 4

@@ -11,6 +11,7 @@ from transformers import AutoConfig, AutoModel
 
 import unice
 from unice.errors import CheckpointError, ScoringInputError
+from unice.modeling import UniCEModel
 from unice.testing import build_tiny_model
 
 GENERATED = ["def f(x):\n    return x + 1", "def f(x):\n    return x - 1", "x = ("]
@@ -77,7 +78,7 @@ def test_save_load_round_trip_gives_identical_scores(tmp_path):
     assert after == before
     assert len({round(row["codescore"], 6) for row in before}) == 3
     auto = AutoModel.from_pretrained(folder)
-    assert type(auto).__name__ == "UniCEModel"
+    assert isinstance(auto, UniCEModel) and type(auto).__name__ == "CrossEncoderModel"
     assert _score(auto.eval()) == before
     assert AutoConfig.from_pretrained(folder).model_type == "unice"
 

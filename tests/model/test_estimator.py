@@ -8,9 +8,9 @@ import torch
 import unice
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
-from unice.modeling.model import compare_segments
+from unice.modeling.estimator import compare_segments
 from unice.testing import build_tiny_model, save_tiny_checkpoint
-from unice.training.loop import batch_loss
+from unice.training.batch_loss import batch_loss
 
 GENERATED = ["    return a + b\n", "    return a - b\n", "    return b + a\n"]
 REFERENCE = "    return a + b\n"

@@ -12,7 +12,7 @@ from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
-from unice.modeling.configuration import RETIRED_AT
+from unice.retired import ISSUE_27_ARMS_AT
 from unice.testing import build_tiny_model
 from unice.training.exec_prior import exec_prior_rows, fit_exec_prior
 from unice.training.export import export_checkpoint
@@ -188,7 +188,7 @@ def test_the_ensemble_leaves_the_network_as_the_run_without_the_prior():
 
 
 def test_the_training_loss_reads_the_networks_logits():
-    from unice.training.loop import batch_loss
+    from unice.training.batch_loss import batch_loss
 
     plain = build_tiny_model(seed=4, architecture="estimator", exact_features=True)
     model = build_tiny_model(seed=4, **ON)
@@ -207,7 +207,7 @@ def test_the_training_loss_reads_the_networks_logits():
 
 
 def test_the_ensemble_logit_stays_finite_where_a_probability_rounds_to_one():
-    from unice.modeling.model import ensemble_logit
+    from unice.modeling.estimator import ensemble_logit
 
     big = torch.tensor([40.0, -40.0, 0.0])
     fused = ensemble_logit(big, torch.tensor([40.0, -40.0, 0.0]))
@@ -217,9 +217,9 @@ def test_the_ensemble_logit_stays_finite_where_a_probability_rounds_to_one():
 
 
 def test_the_retired_start_mode_is_refused_naming_the_last_commit_with_it():
-    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='start': .*{RETIRED_AT}"):
+    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='start': .*{ISSUE_27_ARMS_AT}"):
         build_tiny_model(**{**ON, "exec_prior_mode": "start"})
-    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='vote': .*{RETIRED_AT}"):
+    with pytest.raises(ModelConfigError, match=f"exec_prior_mode='vote': .*{ISSUE_27_ARMS_AT}"):
         build_tiny_model(**{**ON, "exec_prior_mode": "vote"})
     # the value every checkpoint without the prior saved, and the adopted one, still load
     build_tiny_model(architecture="estimator", exact_features=True, exec_prior_mode="start")

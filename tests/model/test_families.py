@@ -86,19 +86,14 @@ def test_hold_out_without_families_and_the_retired_balance_switch_are_refused():
     from omegaconf import OmegaConf
 
     from unice.errors import TrainingConfigError
-    from unice.training.data_config import (
-        BALANCE_RETIRED_AT,
-        families_config,
-        refuse_retired_data_keys,
-    )
+    from unice.retired import BALANCE_AT, refuse_retired
+    from unice.training.data_config import families_config
 
     with pytest.raises(TrainingConfigError, match="data.families"):
         families_config(OmegaConf.create({"holdout_family": "api"}))
-    refuse_retired_data_keys(OmegaConf.create({"balance": None}))  # unset: nothing to refuse
-    with pytest.raises(
-        TrainingConfigError, match=f"data.balance was retired.*{BALANCE_RETIRED_AT}"
-    ):
-        refuse_retired_data_keys(OmegaConf.create({"balance": "family_label"}))
+    refuse_retired("data", OmegaConf.create({"balance": None}))  # unset: nothing to refuse
+    with pytest.raises(TrainingConfigError, match=f"data.balance was retired.*{BALANCE_AT}"):
+        refuse_retired("data", OmegaConf.create({"balance": "family_label"}))
 
 
 def test_load_families_reads_the_config_in_order_and_names_a_file_without_them(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from unice.errors import ModelConfigError
-from unice.modeling.configuration import FAULT_HEAD_RETIRED_AT, LIKELIHOOD_FEATURES_RETIRED_AT
+from unice.retired import FAULT_HEAD_AT, LIKELIHOOD_FEATURES_AT
 from unice.testing import load_script
 from unice.training.settings import refuse_retired_model_keys, refuse_retired_overrides
 
@@ -81,18 +81,16 @@ def test_the_c_arms_stop_with_the_fault_heads_retirement_naming_its_commit():
     (train.py checks the command line before hydra composes it)."""
     module = _module()
     for arm in ("C_on_A", "C_on_B", "C_on_B1"):
-        with pytest.raises(ModelConfigError, match=f"fault_head=True: .*{FAULT_HEAD_RETIRED_AT}"):
+        with pytest.raises(ModelConfigError, match=f"fault_head=True: .*{FAULT_HEAD_AT}"):
             refuse_retired_overrides(module.overrides(arm, 12))
     for arm in ("incumbent", "A", "B", "B1"):
         refuse_retired_overrides(module.overrides(arm, 12))
-    with pytest.raises(
-        ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_RETIRED_AT}"
-    ):
+    with pytest.raises(ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_AT}"):
         refuse_retired_overrides(["+experiment=zeroshot_cpu", "+model.loss_weights.faults=1.0"])
     refuse_retired_overrides(["model.fault_head=false", "+model.loss_weights.faults=0"])
     # added to a composed config, the switch is refused before any data is read
     cfg = compose(["+experiment=zeroshot_cpu", "+model.fault_head=true"])
-    with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
+    with pytest.raises(ModelConfigError, match=FAULT_HEAD_AT):
         refuse_retired_model_keys(cfg.model)
     refuse_retired_model_keys(compose(["+experiment=zeroshot_cpu"]).model)
 
@@ -102,7 +100,7 @@ def test_arm_m_stops_with_the_likelihood_features_retirement_naming_its_commit()
     running it stops in one line naming the last commit with the code."""
     module = _module()
     with pytest.raises(
-        ModelConfigError, match=f"likelihood_features=True: .*{LIKELIHOOD_FEATURES_RETIRED_AT}"
+        ModelConfigError, match=f"likelihood_features=True: .*{LIKELIHOOD_FEATURES_AT}"
     ):
         refuse_retired_overrides(module.overrides("M", 12))
     refuse_retired_overrides(["model.likelihood_features=false", "model.likelihood_model=x"])

@@ -18,17 +18,13 @@ from unice.data.features import (
     exact_features,
 )
 from unice.errors import ModelConfigError
-from unice.modeling.configuration import (
-    FAULT_HEAD_RETIRED_AT,
-    RETIRED,
-    RETIRED_AT,
-    UniCEConfig,
-)
+from unice.modeling.configuration import UniCEConfig
 from unice.modeling.loss import pairwise_ranking_loss
+from unice.retired import FAULT_HEAD_AT, ISSUE_27_ARMS_AT, retired_keys
 from unice.scoring import SCORE_DECIMALS
 from unice.testing import build_tiny_model
+from unice.training.batch_loss import batch_loss
 from unice.training.export import export_checkpoint
-from unice.training.loop import batch_loss
 
 NL = "def add(a, b):\n    '''Sum of a and b.'''\n"
 REFERENCE = "    return a + b\n"
@@ -244,7 +240,7 @@ def test_old_configs_load_where_a_retired_switch_holds_todays_behaviour(tmp_path
 def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp_path):
     key, value = [(k, v) for k, v in retired.items() if k not in ("exact_features",
                   "structure_features", "exec_prior")][0]  # fmt: skip
-    commit = RETIRED[key][1]
+    commit = retired_keys("model")[key].commit
     with pytest.raises(ModelConfigError, match=f"{key}={value!r}: .*commit {commit}") as error:
         UniCEConfig(**_old_config(**retired))
     assert "\n" not in str(error.value)
@@ -260,10 +256,11 @@ def test_old_configs_of_rejected_arms_are_refused_naming_the_commit(retired, tmp
 def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
     """Stage three's arm C (+.010 over A on MBPP dev, under the .02 margin) took the fault head
     out after the other rejected arms: its switch and loss term name the commit before that."""
-    assert RETIRED["fault_head"] == (False, FAULT_HEAD_RETIRED_AT) != (False, RETIRED_AT)
+    switches = retired_keys("model")
+    assert switches["fault_head"].commit == FAULT_HEAD_AT != ISSUE_27_ARMS_AT
     own_commits = ("fault_head", "edit_features", "likelihood_features", "likelihood_model")
     assert all(
-        commit == RETIRED_AT for key, (_, commit) in RETIRED.items() if key not in own_commits
+        row.commit == ISSUE_27_ARMS_AT for key, row in switches.items() if key not in own_commits
     )
     plain = {"pass_ratio": 1.0, "executable": 1.0}
     # what every checkpoint without the head saved loads, the zero weight dropped
@@ -271,12 +268,10 @@ def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
     assert not hasattr(config, "fault_head") and config.loss_weights == plain
     for old in ({"fault_head": True, "loss_weights": {**plain, "faults": 1.0}},
                 {"loss_weights": {**plain, "faults": 1.0}}):  # fmt: skip
-        with pytest.raises(ModelConfigError, match=f"commit {FAULT_HEAD_RETIRED_AT}") as error:
+        with pytest.raises(ModelConfigError, match=f"commit {FAULT_HEAD_AT}") as error:
             UniCEConfig(**_old_config(**old))
         assert "\n" not in str(error.value)
-    with pytest.raises(
-        ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_RETIRED_AT}"
-    ):
+    with pytest.raises(ModelConfigError, match=rf"loss_weights\.faults=1\.0: .*{FAULT_HEAD_AT}"):
         UniCEConfig(**_old_config(loss_weights={**plain, "faults": 1.0}))
     # through config.json: the head's checkpoint is refused, one saved without it loads
     model = build_tiny_model(seed=1, architecture="estimator")
@@ -289,7 +284,7 @@ def test_the_fault_head_is_retired_at_its_own_commit(tmp_path):
     (path / "config.json").write_text(
         json.dumps({**saved, "fault_head": True, "loss_weights": weights}), "utf-8"
     )
-    with pytest.raises(ModelConfigError, match=FAULT_HEAD_RETIRED_AT):
+    with pytest.raises(ModelConfigError, match=FAULT_HEAD_AT):
         unice.load_model(path, device="cpu")
 
 

@@ -308,11 +308,11 @@ def test_the_retired_reference_free_option_stops_naming_its_commit(
 ):
     """Arm H (stub rows for the NL format only) was not kept and its code retired: the data
     config that ran it, or the key set by hand, stops before any data is read."""
-    from unice.training.data_config import REFERENCE_FREE_RETIRED_AT
+    from unice.retired import REFERENCE_FREE_AT
 
     overrides = tiny_overrides(tiny_backbone, fixture_data, tmp_path / "run")
-    with pytest.raises(TrainingConfigError, match=f"retired.*{REFERENCE_FREE_RETIRED_AT}"):
+    with pytest.raises(TrainingConfigError, match=f"retired.*{REFERENCE_FREE_AT}"):
         train(compose(["+experiment=demo", *overrides, "+data.reference_free_generators=[stub/]"]))
     arm_h = compose(["+experiment=zeroshot_cpu", "data=zeroshot_cpu_stubs_nl"])
-    with pytest.raises(TrainingConfigError, match=REFERENCE_FREE_RETIRED_AT):
+    with pytest.raises(TrainingConfigError, match=REFERENCE_FREE_AT):
         train(arm_h)

@@ -7,7 +7,7 @@ Why: a user reranking samples has no reference. Coder-Reviewer reranking (Zhang 
 programs are not punished for length), the reference-free baseline a learned metric should
 beat (``scripts/likelihood_scores.py``, ``LIKELIHOODS=1 make quality``). As head inputs of
 CodeScore they were issue 27's arm M, not adopted and retired (the last commit with that
-switch: ``unice.modeling.configuration.LIKELIHOOD_FEATURES_RETIRED_AT``).
+switch: ``unice.retired.LIKELIHOOD_FEATURES_AT``).
 
 A forward of SmolLM2-135M over a 150-token text costs ~0.5 s on one CPU core in fp32, so the
 LM's linear layers run in int8 (``torch``'s dynamic quantisation: ~0.19 s, 2.9x faster; the

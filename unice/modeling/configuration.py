@@ -15,6 +15,7 @@ from transformers.configuration_utils import SubConfigSpec
 
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
+from unice.retired import without_retired
 
 FORMATS: tuple[str, ...] = ("ref", "nl", "ref_nl")
 """Input formats: g+r (``ref``), g+n (``nl``) and g+r+n (``ref_nl``)."""
@@ -33,45 +34,50 @@ TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
 PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
 """Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
 
-RETIRED_AT = "5bbd199"
-"""The last commit with the code of the model arms issue 27 item 7 retired."""
-FAULT_HEAD_RETIRED_AT = "a686e74"
-"""The last commit with the fault head's code (stage three's arm C: on A, mean MBPP dev
-within-problem rho .474 against A's .464, +.010 < the .02 margin, not credited)."""
-EDIT_FEATURES_RETIRED_AT = "6aff5df"
-"""The last commit with ``edit_features`` (the head reading what g changed in r: the token
-diff's size, places and token kinds): not adopted by multilingual stage two (dev .707 against
-.724) nor by ``make quality``'s arm K (MBPP dev mean .480 against I's .480)."""
-LIKELIHOOD_FEATURES_RETIRED_AT = "68f4548"
-"""The last commit with ``likelihood_features`` (the head reading a causal code LM's coder and
-reviewer likelihoods, ``likelihood_model``): not adopted by ``make quality``'s arm M (MBPP dev
-mean .479 against I's .480). The scores themselves stay, as reference-free baseline columns
-(:mod:`unice.evaluation.likelihoods`)."""
-RETIRED: dict[str, tuple[Any, str]] = {
-    "token_alignment": (False, RETIRED_AT),
-    "untrained_cosine": (False, RETIRED_AT),
-    "comparison_only": (False, RETIRED_AT),
-    "ranking_pair_weight": ("uniform", RETIRED_AT),
-    "exact_scores": (False, RETIRED_AT),
-    "structure_target": ("prior", RETIRED_AT),
-    "exec_prior_mode": ("ensemble", RETIRED_AT),
-    "fault_head": (False, FAULT_HEAD_RETIRED_AT),
-    "edit_features": (False, EDIT_FEATURES_RETIRED_AT),
-    "likelihood_features": (False, LIKELIHOOD_FEATURES_RETIRED_AT),
-    "likelihood_model": ("smollm2", LIKELIHOOD_FEATURES_RETIRED_AT),
-}
-"""Switches of rejected arms whose code is gone, each with the one value that is today's
-behaviour and the last commit with its code. An old ``config.json`` holding that value (or a
-value that did nothing, such as ``exec_prior_mode: start`` without ``exec_prior``) loads; any
-other value is refused in one line naming that commit."""
-RETIRED_LOSS_TERMS: dict[str, str] = {"faults": FAULT_HEAD_RETIRED_AT}
-"""``loss_weights`` keys of retired code, each with the last commit that had it: a weight of 0
-loads (and is dropped), any other is refused like a retired switch."""
-
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
 LAYOUT_MODES: tuple[str, ...] = ("auto", "tokens", "none")
 CODE_TRUNCATIONS: tuple[str, ...] = ("head_tail", "head", "tail")
+
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "activation": ACTIVATIONS,
+    "token_types": TOKEN_TYPE_MODES,
+    "layout": LAYOUT_MODES,
+    "code_truncation": CODE_TRUNCATIONS,
+    "truncation": TRUNCATIONS,
+    "pooling": POOLINGS,
+    "architecture": ARCHITECTURES,
+}
+"""The fields with a fixed set of values."""
+
+NEEDS: tuple[tuple[str, tuple[str, Any], str], ...] = (
+    (
+        "freeze_encoder",
+        ("layer_norm", False),
+        "mixes pooled layers, which equals pooling the mixed states only without per-layer "
+        "normalisation",
+    ),
+    (
+        "standardize_states",
+        ("freeze_encoder", True),
+        "scales a frozen encoder's states by statistics fitted once",
+    ),
+    (
+        "trainable_top_layers",
+        ("freeze_encoder", True),
+        "trains the top layers of an otherwise frozen encoder (without it the whole encoder "
+        "trains)",
+    ),
+    ("exact_features", ("architecture", "estimator"), "compares segments encoded alone"),
+    ("exec_prior", ("exact_features", True), "fits the Exec prior on the exact features"),
+    ("structure_features", ("exec_prior", True), "feeds the fitted Exec prior only"),
+    ("exact_prior", ("exact_features", True), "starts the score from an exact feature"),
+)
+"""How the settings of the two variants and of a frozen encoder fit together, one row each:
+``(setting, (the field it needs, at this value), why)``, checked in this order wherever the
+setting is on. The estimator's settings chain down to ``architecture=estimator``; a frozen
+encoder's to ``freeze_encoder=true``."""
 
 
 def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
@@ -84,42 +90,6 @@ def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
 def _check_probability(name: str, value: float) -> None:
     if not 0.0 <= float(value) < 1.0:
         raise ModelConfigError(f"{name}={value!r} must be in [0, 1)")
-
-
-def refuse_retired(kwargs: dict[str, Any], exec_prior: bool, structure_features: bool) -> None:
-    """Drop the switches of retired arms from ``kwargs`` (an old ``config.json``, or a training
-    config) where they hold today's behaviour; refuse any other value in one line naming the
-    last commit with its code."""
-    idle = {  # values that did nothing in their checkpoint, whatever they were
-        "structure_target": not structure_features,
-        "exec_prior_mode": not exec_prior,
-        "likelihood_model": True,  # read only by likelihood_features, refused on its own
-    }
-    for key, (kept, commit) in RETIRED.items():
-        if key not in kwargs:
-            continue
-        value = kwargs.pop(key)
-        if value != kept and not idle.get(key, False):
-            raise ModelConfigError(
-                f"{key}={value!r}: this switch was retired with the rejected arm's code (issue "
-                f"27; only {kept!r} is today's behaviour); load this checkpoint or run this "
-                f"config with commit {commit}, the last that supports it"
-            )
-
-
-def drop_retired_terms(weights: dict[str, Any]) -> dict[str, Any]:
-    """``weights`` without the loss terms of retired code (:data:`RETIRED_LOSS_TERMS`) where
-    they are 0; any other weight of them is refused in one line naming the last commit with
-    its code."""
-    for term, commit in RETIRED_LOSS_TERMS.items():
-        weight = weights.get(term, 0.0)
-        if weight:
-            raise ModelConfigError(
-                f"loss_weights.{term}={weight!r}: this loss term was retired with the rejected "
-                "arm's code (issue 27; only 0 is today's behaviour); load this checkpoint or "
-                f"run this config with commit {commit}, the last that supports it"
-            )
-    return {key: value for key, value in weights.items() if key not in RETIRED_LOSS_TERMS}
 
 
 class UniCEConfig(PretrainedConfig):
@@ -207,9 +177,9 @@ class UniCEConfig(PretrainedConfig):
             of the same problem whose PassRatio differs).
         backbone: name or path the encoder was initialised from (informational).
 
-    The switches and loss terms of rejected arms (:data:`RETIRED`, :data:`RETIRED_LOSS_TERMS`)
-    are no fields any more; an old ``config.json`` that holds them loads only where they hold
-    today's behaviour.
+    The switches and loss terms of rejected arms (:data:`unice.retired.RETIRED`) are no fields
+    any more; an old ``config.json`` that holds them loads only where they hold today's
+    behaviour.
     """
 
     model_type: ClassVar[str] = "unice"
@@ -248,62 +218,36 @@ class UniCEConfig(PretrainedConfig):
     backbone: str = ""
 
     def __post_init__(self, **kwargs: Any) -> None:
-        refuse_retired(kwargs, bool(self.exec_prior), bool(self.structure_features))
+        live = {"exec_prior": self.exec_prior, "structure_features": self.structure_features}
+        kwargs = without_retired("model", kwargs, {**kwargs, **live})
         self.hidden_sizes = [int(size) for size in self.hidden_sizes]
         self.formats = [str(fmt) for fmt in self.formats]
         if self.loss_weights is None:
             self.loss_weights = {"pass_ratio": 1.0, "executable": 1.0}
         self.loss_weights = {str(k): float(v) for k, v in dict(self.loss_weights).items()}
-        self.loss_weights = drop_retired_terms(self.loss_weights)
+        self.loss_weights = without_retired("loss_weights", self.loss_weights)
         self._validate()
         super().__post_init__(**kwargs)
 
     def _validate(self) -> None:
-        _check_choice("activation", self.activation, ACTIVATIONS)
-        _check_choice("token_types", self.token_types, TOKEN_TYPE_MODES)
-        _check_choice("layout", self.layout, LAYOUT_MODES)
-        _check_choice("code_truncation", self.code_truncation, CODE_TRUNCATIONS)
-        _check_choice("truncation", self.truncation, TRUNCATIONS)
-        _check_choice("pooling", self.pooling, POOLINGS)
-        _check_choice("architecture", self.architecture, ARCHITECTURES)
-        if self.freeze_encoder and self.layer_norm:
-            raise ModelConfigError(
-                "freeze_encoder mixes pooled layers, which equals pooling the mixed states only "
-                "without per-layer normalisation; set layer_norm=false"
-            )
-        if self.standardize_states and not self.freeze_encoder:
-            raise ModelConfigError(
-                "standardize_states scales a frozen encoder's states by statistics fitted once; "
-                "it needs freeze_encoder=true"
-            )
+        for name, allowed in CHOICES.items():
+            _check_choice(name, getattr(self, name), allowed)
+        if self.exact_prior is not None:
+            _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
         if int(self.trainable_top_layers) < 0:
             raise ModelConfigError(
                 f"trainable_top_layers={self.trainable_top_layers!r} must be >= 0 (0: all frozen)"
             )
-        if self.trainable_top_layers and not self.freeze_encoder:
-            raise ModelConfigError(
-                "trainable_top_layers trains the top layers of an otherwise frozen encoder; it "
-                "needs freeze_encoder=true (without it the whole encoder trains)"
-            )
-        if self.exact_features and self.architecture != "estimator":
-            raise ModelConfigError(
-                "exact_features compares segments encoded alone; it needs architecture=estimator"
-            )
-        if self.exec_prior and not self.exact_features:
-            raise ModelConfigError(
-                "exec_prior fits the Exec prior on the exact features; it needs exact_features=true"
-            )
-        if self.structure_features and not self.exec_prior:
-            raise ModelConfigError(
-                "structure_features feeds the fitted Exec prior only; it needs exec_prior=true"
-            )
-        if self.exact_prior is not None:
-            _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
-            if not self.exact_features:
-                raise ModelConfigError(
-                    f"exact_prior={self.exact_prior!r} starts the score from an exact feature; "
-                    "it needs exact_features=true"
-                )
+        for setting, (needed, value), why in NEEDS:
+            held = getattr(self, setting)
+            have = getattr(self, needed)
+            if (
+                held not in (None, False, 0)
+                and (bool(have) if value in (True, False) else have) != value
+            ):
+                name = setting if held is True else f"{setting}={held!r}"
+                wanted = str(value).lower() if isinstance(value, bool) else value
+                raise ModelConfigError(f"{name} {why}; it needs {needed}={wanted}")
         if not 0.0 <= float(self.truncation_floor) <= 1.0 / 3.0:
             raise ModelConfigError(
                 f"truncation_floor={self.truncation_floor!r} must be in [0, 1/3]"
@@ -314,6 +258,16 @@ class UniCEConfig(PretrainedConfig):
             raise ModelConfigError(f"formats is empty; give at least one of {', '.join(FORMATS)}")
         for key in self.loss_weights:
             _check_choice("loss_weights key", key, LOSS_TERMS)
+        self._validate_outputs()
+        if any(size <= 0 for size in self.hidden_sizes):
+            raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")
+        _check_probability("dropout", self.dropout)
+        _check_probability("layer_dropout", self.layer_dropout)
+        if self.max_length < 8:
+            raise ModelConfigError(f"max_length={self.max_length} is too small; use at least 8")
+
+    def _validate_outputs(self) -> None:
+        """Two outputs, or three with a trained Passability output."""
         if self.num_outputs not in (2, 3):
             raise ModelConfigError(
                 f"num_outputs={self.num_outputs!r} is not allowed; choose 2 or 3"
@@ -327,12 +281,6 @@ class UniCEConfig(PretrainedConfig):
                 "num_outputs=3 adds a Passability output that loss_weights['passed']=0 never "
                 "trains; use num_outputs=2, or give loss_weights.passed a weight > 0"
             )
-        if any(size <= 0 for size in self.hidden_sizes):
-            raise ModelConfigError(f"hidden_sizes={self.hidden_sizes} must be positive integers")
-        _check_probability("dropout", self.dropout)
-        _check_probability("layer_dropout", self.layer_dropout)
-        if self.max_length < 8:
-            raise ModelConfigError(f"max_length={self.max_length} is too small; use at least 8")
 
     @property
     def feature_size(self) -> int:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from transformers import AutoModel, PreTrainedModel
 from transformers.utils import ModelOutput
 
-from unice.data.features import FEATURE_NAMES
 from unice.modeling.configuration import UniCEConfig
 from unice.modeling.feature_cache import FeatureCache
 from unice.modeling.feedforward import FeedForward
@@ -50,63 +47,6 @@ def build_encoder(config: UniCEConfig) -> PreTrainedModel:
         return AutoModel.from_config(config.encoder)
 
 
-def compare_segments(
-    segments: torch.Tensor,
-    generated_index: torch.Tensor,
-    reference_index: torch.Tensor | None,
-    nl_index: torch.Tensor | None,
-) -> torch.Tensor:
-    """COMET's estimator features of each row: ``[g; r; g*r; |g-r|; cos(g,r); n; g*n; |g-n|;
-    cos(g,n)]``, with the reference or NL block zero where the row's format lacks it.
-
-    Args:
-        segments: ``(segments, hidden)`` one vector per distinct text of the batch.
-        generated_index, reference_index, nl_index: ``(rows,)`` indices into ``segments``
-            (``-1`` = absent; ``None`` = absent for every row).
-    """
-    generated = segments[generated_index]
-    features = [generated]
-    for index in (reference_index, nl_index):
-        if index is None:
-            index = torch.full_like(generated_index, -1)
-        present = (index >= 0).unsqueeze(-1).to(generated.dtype)
-        other = segments[index.clamp(min=0)] * present
-        cosine = F.cosine_similarity(generated, other, dim=-1, eps=1e-6).unsqueeze(-1)
-        features += [other, generated * other, (generated - other).abs() * present]
-        features.append(cosine * present)
-    return torch.cat(features, dim=-1)
-
-
-def feature_prior(exact_features: torch.Tensor, name: str) -> torch.Tensor:
-    """``(rows,)`` ``logit(feature)`` of the exact feature ``name`` (``exact_prior``), zero for
-    rows without a reference (their overlap features are all 0, not a low similarity)."""
-    value = exact_features[:, FEATURE_NAMES.index(name)]
-    has_reference = exact_features[:, FEATURE_NAMES.index("has_reference")]
-    return torch.logit(value.clamp(PRIOR_EPS, 1 - PRIOR_EPS)) * has_reference
-
-
-def ensemble_logit(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
-    """The logit of ``(sigmoid(first) + sigmoid(second)) / 2``, computed in log space so that
-    neither probability rounds to 0 or 1 (where the logit would be infinite)."""
-    log_half = math.log(0.5)
-    log_p = torch.logaddexp(F.logsigmoid(first), F.logsigmoid(second)) + log_half
-    log_q = torch.logaddexp(F.logsigmoid(-first), F.logsigmoid(-second)) + log_half
-    return log_p - log_q
-
-
-def add_to_column(logits: torch.Tensor, column: int, values: torch.Tensor) -> torch.Tensor:
-    """``logits`` with ``values`` added to one output's column (PassRatio 0, Exec 1), out of
-    place so autograd sees every term."""
-    shift = torch.zeros_like(logits)
-    shift[:, column] = values
-    return logits + shift
-
-
-PRIOR_EPS = 1e-4
-"""An exact prior's feature is clipped to [1e-4, 1 - 1e-4] before its logit (logits within
-+-9.2)."""
-
-
 class UniCEPreTrainedModel(PreTrainedModel):
     """Weight init and loading conventions shared by UniCE models."""
 
@@ -125,8 +65,20 @@ class UniCEPreTrainedModel(PreTrainedModel):
             nn.init.ones_(module.gamma)
 
 
+VARIANTS: dict[str, type[UniCEModel]] = {}
+"""``config.architecture`` -> the model class of that variant (filled as each is defined:
+:class:`~unice.modeling.cross_encoder.CrossEncoderModel`,
+:class:`~unice.modeling.estimator.EstimatorModel`)."""
+
+
 class UniCEModel(FrozenEncoderMixin, UniCEPreTrainedModel):
-    """CodeScore estimator trained with UniCE.
+    """CodeScore estimator trained with UniCE: what its two variants share.
+
+    ``UniCEModel(config)`` (and ``UniCEModel.from_pretrained``, ``unice.load_model``) builds the
+    variant ``config.architecture`` names: the cross-encoder (``cross``, the paper) or the
+    estimator (``estimator``, COMET's). Both read their encoder the same way (layer-wise mix,
+    pooling; fine-tuned, or frozen and cached: :mod:`~unice.modeling.frozen_encoder`) and end in
+    the same feed-forward head and loss; each variant's ``forward`` says what it feeds the head.
 
     Each row of a forward pass is one sample in one input format (g+r, g+n or g+r+n); the model
     does not need to know which. Training sends every format row of a batch through one forward
@@ -134,7 +86,22 @@ class UniCEModel(FrozenEncoderMixin, UniCEPreTrainedModel):
     (``unice.modeling.loss``); ``unice.scoring`` runs one forward per format present.
     """
 
+    architecture: ClassVar[str] = ""
+    """The ``config.architecture`` a variant implements (its subclass sets it)."""
+
+    def __new__(cls, config: UniCEConfig | None = None, *args: Any, **kwargs: Any) -> UniCEModel:
+        if cls is UniCEModel and config is not None:
+            cls = VARIANTS[config.architecture]
+        return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("architecture"):
+            VARIANTS[cls.architecture] = cls
+
     def __init__(self, config: UniCEConfig):
+        """The shared parts: encoder, layer mix, head, and a frozen encoder's state scaling; a
+        variant adds its own, then calls ``post_init``."""
         super().__init__(config)
         self.encoder = build_encoder(config)
         num_layers = int(config.encoder.num_hidden_layers) + 1
@@ -158,26 +125,12 @@ class UniCEModel(FrozenEncoderMixin, UniCEPreTrainedModel):
             self._top_prefixes = top_parameter_prefixes(self.encoder, config.trainable_top_layers)
             for name, param in self.encoder.named_parameters():
                 param.requires_grad_(self.trains_encoder_parameter(name))
-        if self._has_prior:
-            self.prior_scale = nn.Parameter(torch.ones(()))
         if config.standardize_states:
             # filled by unice.training.state_statistics before training; saved with the
             # weights (the identity until then)
             shape = (num_layers, int(config.encoder.hidden_size))
             self.register_buffer("state_mean", torch.zeros(shape))
             self.register_buffer("state_std", torch.ones(shape))
-        if config.exec_prior:
-            # filled by unice.training.exec_prior before training; saved with the weights.
-            # Buffers draw nothing from the seeded generator, so every weight and every
-            # dropout draw is the run without the prior's.
-            self.register_buffer("exec_prior_weight", torch.zeros(config.exec_prior_width))
-            self.register_buffer("exec_prior_bias", torch.zeros(()))
-        self.post_init()
-        if self._has_prior:  # the untrained PassRatio logit is the exact prior alone
-            last = self.head.net[-1]
-            with torch.no_grad():
-                last.weight[0].zero_()
-                last.bias[0].zero_()
 
     def train(self, mode: bool = True) -> UniCEModel:
         """Like ``nn.Module.train``, but a frozen encoder stays in eval mode (no dropout), so
@@ -187,80 +140,15 @@ class UniCEModel(FrozenEncoderMixin, UniCEPreTrainedModel):
             self.encoder.eval()
         return self
 
-    @property
-    def _has_prior(self) -> bool:
-        """Whether the PassRatio logit starts from an exact feature (``exact_prior``) instead of
-        the head alone."""
-        return bool(getattr(self.config, "exact_prior", None))
-
-    def exec_prior_logit(self, exact_features: torch.Tensor) -> torch.Tensor:
-        """``(rows,)`` the fitted Exec prior's logit: its linear model on the features it was
-        fitted on (the first ``config.exec_prior_width`` exact features)."""
-        width = self.config.exec_prior_width
-        weight = self.exec_prior_weight
-        return exact_features[:, :width].to(weight.dtype) @ weight + self.exec_prior_bias
-
-    def forward(
+    def _output(
         self,
-        input_ids: torch.Tensor | None = None,
-        attention_mask: torch.Tensor | None = None,
-        token_type_ids: torch.Tensor | None = None,
-        labels: torch.Tensor | None = None,
-        segment_input_ids: torch.Tensor | None = None,
-        segment_attention_mask: torch.Tensor | None = None,
-        generated_index: torch.Tensor | None = None,
-        reference_index: torch.Tensor | None = None,
-        nl_index: torch.Tensor | None = None,
-        exact_features: torch.Tensor | None = None,
-        **_: Any,
+        features: torch.Tensor,
+        logits: torch.Tensor,
+        trained: torch.Tensor,
+        labels: torch.Tensor | None,
     ) -> UniCEOutput:
-        """Score a batch of rows (any mix of input formats).
-
-        ``cross`` models take joined rows (``input_ids``...); ``estimator`` models take the
-        distinct segments of a batch (``segment_*``) and, per row, which segment is its
-        generated code, reference and NL (``-1``: not in this row's format).
-
-        Args:
-            input_ids: ``(batch, seq)`` token ids.
-            attention_mask: ``(batch, seq)``, 1 for real tokens.
-            token_type_ids: ``(batch, seq)``, 0 for the generated segment, 1 after it
-                (omitted for encoders without token types).
-            labels: optional ``(batch, 3)`` PassRatio, Executability, Passability in [0, 1].
-            segment_input_ids: ``(segments, seq)`` each distinct text alone (estimator).
-            segment_attention_mask: ``(segments, seq)``.
-            generated_index: ``(batch,)`` row -> its generated code's segment.
-            reference_index: ``(batch,)`` row -> its reference's segment, or -1.
-            nl_index: ``(batch,)`` row -> its NL's segment, or -1.
-            exact_features: ``(batch, F)`` :func:`unice.data.features.exact_features` of each
-                row (estimator with ``exact_features``).
-
-        Returns:
-            :class:`UniCEOutput` with ``loss`` (when labels are given) and ``logits (batch, k)``.
-        """
-        if self.config.architecture == "estimator":
-            if segment_input_ids is None or generated_index is None:
-                raise ValueError("an estimator model takes segment_input_ids and generated_index")
-            segments = self._embed(segment_input_ids, segment_attention_mask)
-            features = compare_segments(segments, generated_index, reference_index, nl_index)
-            if self.config.exact_features:
-                if exact_features is None:
-                    raise ValueError("this model was built with exact_features; pass them")
-                plain = exact_features[:, : len(FEATURE_NAMES)]  # structure facts: prior only
-                features = torch.cat([features, plain.to(features.dtype)], dim=-1)
-        else:
-            if input_ids is None or attention_mask is None:
-                raise ValueError("a cross model takes input_ids and attention_mask")
-            features = self._embed(input_ids, attention_mask, token_type_ids)
-        logits = self.head(features)
-        if self._has_prior:
-            prior = feature_prior(exact_features, self.config.exact_prior)
-            logits = add_to_column(logits, 0, self.prior_scale * prior.to(logits.dtype))
-        trained = logits
-        if self.config.exec_prior:  # the ensemble votes; the loss reads the network's logits
-            prior = self.exec_prior_logit(exact_features).to(logits.dtype)
-            columns = list(trained.unbind(dim=1))
-            columns[1] = ensemble_logit(columns[1], prior)
-            logits = torch.stack(columns, dim=1)
+        """The forward's output: the loss (with ``labels``) reads the network's own logits
+        ``trained``; ``logits`` are what scoring reads (the same, but where a prior votes)."""
         loss = None
         if labels is not None:
             loss, _ = format_loss(trained, labels, self.config.loss_weights)

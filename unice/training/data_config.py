@@ -1,6 +1,7 @@
 """What a data config asks the training loop to read: folders, weights, dev folders, generator
-families, and the retired keys it refuses. Why apart from the loop: these are the data settings' rules (and
-refusals), read also by scripts that check a run before it starts (scripts/gpu_check.py)."""
+families. Why apart from the loop: these are the data settings' rules, read also by scripts
+that check a run before it starts (scripts/gpu_check.py). Its retired keys are refused from
+:data:`unice.retired.RETIRED`, with the model's."""
 
 from __future__ import annotations
 
@@ -38,36 +39,6 @@ def data_folders(data: DictConfig) -> tuple[list[str], dict[str, float], list[st
     if len(set(names)) != len(names):
         raise TrainingConfigError(f"data.dirs {dirs}: folder names must differ (rows' origin)")
     return dirs, dict(zip(names, map(float, weights), strict=True)), [str(c) for c in commands]
-
-
-REFERENCE_FREE_RETIRED_AT = "519b8b8"
-"""The last commit with ``data.reference_free_generators`` (stage three's arm H, not kept)."""
-
-BALANCE_RETIRED_AT = "34c3f18"
-"""The last commit with ``data.balance`` (issue 43's arm T3, not adopted on the transfer dev)."""
-
-RETIRED_DATA_KEYS: dict[str, tuple[str, str]] = {
-    "reference_free_generators": (
-        "stage three's arm H (stub rows read without their reference) was not kept (docs/model.md)",
-        REFERENCE_FREE_RETIRED_AT,
-    ),
-    "balance": (
-        "issue 43's arm T3 (batches balanced by generator family and pass/fail) was not "
-        "adopted on the transfer dev (docs/experiments/transfer.md)",
-        BALANCE_RETIRED_AT,
-    ),
-}
-"""Data keys whose arms were not kept: key -> (why, the last commit with their code)."""
-
-
-def refuse_retired_data_keys(data: DictConfig) -> None:
-    """Stop a config that sets a retired data key (RETIRED_DATA_KEYS): its code is gone, and a
-    key no code reads would otherwise train without it in silence."""
-    for key, (why, commit) in RETIRED_DATA_KEYS.items():
-        if data.get(key):
-            raise TrainingConfigError(
-                f"data.{key} was retired after {why}; its code is at commit {commit}"
-            )
 
 
 def dev_folders(

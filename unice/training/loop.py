@@ -24,20 +24,15 @@ from torch.utils.data import DataLoader
 from transformers import get_scheduler
 
 from unice.data.dataset import Collator, Sample, check_disjoint_splits, read_splits
-from unice.data.encoding import ESTIMATOR_INPUTS, InputEncoder
+from unice.data.encoding import InputEncoder
 from unice.data.families import family_counts, hold_out_family
 from unice.data.sampler import ProblemGroupedBatchSampler
 from unice.errors import CheckpointError, TrainingConfigError
 from unice.modeling.build import build_model
-from unice.modeling.configuration import FORMATS
-from unice.modeling.loss import unified_loss
+from unice.retired import refuse_retired
 from unice.scoring import has_usable_format
-from unice.training.data_config import (
-    data_folders,
-    dev_folders,
-    families_config,
-    refuse_retired_data_keys,
-)
+from unice.training.batch_loss import batch_loss
+from unice.training.data_config import data_folders, dev_folders, families_config
 from unice.training.evaluation import dev_metrics, predict
 from unice.training.exec_prior import fit_exec_prior
 from unice.training.export import export_checkpoint
@@ -110,7 +105,7 @@ def _setup(cfg: DictConfig) -> _Run:
     if settings.num_threads:
         torch.set_num_threads(int(settings.num_threads))
     data = cfg.data
-    refuse_retired_data_keys(data)
+    refuse_retired("data", data)
     dirs, weights, commands = data_folders(data)
     train_samples = read_splits(
         dirs,
@@ -358,44 +353,6 @@ def _loss(run: _Run, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict
         config.loss_weights,
         one_forward=run.accelerator.num_processes > 1,
     )
-
-
-def batch_loss(
-    model,
-    batch: dict[str, torch.Tensor],
-    weights: dict[str, float],
-    one_forward: bool = False,
-) -> tuple[torch.Tensor, dict[str, float]]:
-    """L_Uni of one collated batch: the loss of each format's rows, summed.
-
-    By default one forward per format, each cut to its own longest row (a g+r row is often a
-    third of a g+r+n row; padding every format to the longest wastes most of the compute).
-    ``one_forward`` runs all rows through a single forward instead, as DDP expects one
-    forward per backward. An ``estimator`` batch always runs one forward: its segments are
-    shared by the formats' rows. The loss reads the network's own logits
-    (``trained_logits``): the Exec ensemble with the fitted prior (``exec_prior``) votes at
-    scoring only.
-    """
-    labels = batch["labels"][batch["sample_index"]]
-    groups = batch["group_ids"][batch["sample_index"]]
-    if "segment_input_ids" in batch:  # estimator: each distinct text is encoded once anyway
-        keys = [k for k in ESTIMATOR_INPUTS if k in batch]
-        one_forward = True
-    else:
-        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch]
-    output = model(**{k: batch[k] for k in keys}) if one_forward else None
-    per_format = {}
-    for position, fmt in enumerate(FORMATS):
-        rows = batch["format_ids"] == position
-        if output is None:
-            if not bool(rows.any()):
-                continue
-            width = int(batch["attention_mask"][rows].sum(dim=1).max())
-            logits = model(**{k: batch[k][rows, :width] for k in keys}).trained_logits
-        else:
-            logits = output.trained_logits[rows]
-        per_format[fmt] = (logits, labels[rows], groups[rows])
-    return unified_loss(per_format, weights)
 
 
 def _freeze_encoder(run: _Run, frozen: bool) -> None:

@@ -7,12 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from unice.errors import TrainingConfigError
-from unice.modeling.configuration import (
-    RETIRED,
-    RETIRED_LOSS_TERMS,
-    drop_retired_terms,
-    refuse_retired,
-)
+from unice.retired import refuse_retired, retired_keys
 
 MODEL_FIELDS = (
     "hidden_sizes",
@@ -155,13 +150,12 @@ def _choices(allowed: tuple[str | None, ...]) -> str:
 
 def refuse_retired_model_keys(model: Mapping[str, Any]) -> None:
     """Stop a training config whose ``model`` holds a retired switch or loss term
-    (:data:`~unice.modeling.configuration.RETIRED`) at anything but today's behaviour, in one
-    line naming the last commit with its code, before any data is read. Why here too: a key
-    added with ``+model.fault_head=true`` is read by no field any more and would train without
-    it in silence."""
-    switches = {key: model[key] for key in RETIRED if key in model}
-    refuse_retired(switches, bool(model.get("exec_prior")), bool(model.get("structure_features")))
-    drop_retired_terms(dict(model.get("loss_weights") or {}))
+    (:data:`unice.retired.RETIRED`) at anything but today's behaviour, in one line naming the
+    last commit with its code, before any data is read. Why here too: a key added with
+    ``+model.fault_head=true`` is read by no field any more and would train without it in
+    silence."""
+    refuse_retired("model", model)
+    refuse_retired("loss_weights", dict(model.get("loss_weights") or {}))
 
 
 def refuse_retired_overrides(overrides: Sequence[str]) -> None:
@@ -181,14 +175,15 @@ def refuse_retired_overrides(overrides: Sequence[str]) -> None:
         return
     model: dict[str, Any] = {}
     weights: dict[str, Any] = {}
+    switches, terms = retired_keys("model"), retired_keys("loss_weights")
     for override in parsed:
         key = override.key_or_group
         if override.is_delete() or override.is_sweep_override() or not key.startswith("model."):
             continue
         key = key.removeprefix("model.")
-        if key in RETIRED:
+        if key in switches:
             model[key] = override.value()
-        elif key.removeprefix("loss_weights.") in RETIRED_LOSS_TERMS:
+        elif key.removeprefix("loss_weights.") in terms:
             weights[key.removeprefix("loss_weights.")] = override.value()
         elif key == "loss_weights" and isinstance(override.value(), Mapping):
             weights.update(override.value())
