@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from transformers import AutoConfig, PretrainedConfig
 from transformers.configuration_utils import SubConfigSpec
 
+from unice.data.codebertscore_features import CODEBERTSCORE_FEATURES
 from unice.data.features import FEATURE_NAMES, STRUCTURE_FEATURES
 from unice.errors import ModelConfigError
 from unice.retired import without_retired
@@ -31,8 +32,15 @@ ARCHITECTURES: tuple[str, ...] = ("cross", "estimator")
 """``cross``: the segments of a format joined into one input (the paper); ``estimator``: each
 segment encoded alone and compared in the head (COMET's estimator)."""
 TRUNCATIONS: tuple[str, ...] = ("priority", "fair")
-PRIOR_FEATURES: tuple[str, ...] = ("chrf", "token_f1_1", "token_f1_2", "rouge_l")
-"""Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from."""
+PRIOR_FEATURES: tuple[str, ...] = (
+    "chrf",
+    "token_f1_1",
+    "token_f1_2",
+    "rouge_l",
+    *CODEBERTSCORE_FEATURES,
+)
+"""Exact features in [0, 1] that ``exact_prior`` can start the PassRatio logit from (the
+CodeBERTScore ones with ``codebertscore_features``)."""
 
 ACTIVATIONS: tuple[str, ...] = ("tanh", "gelu", "relu")
 TOKEN_TYPE_MODES: tuple[str, ...] = ("auto", "segments", "none")
@@ -73,6 +81,7 @@ NEEDS: tuple[tuple[str, tuple[str, Any], str], ...] = (
     ("exec_prior", ("exact_features", True), "fits the Exec prior on the exact features"),
     ("structure_features", ("exec_prior", True), "feeds the fitted Exec prior only"),
     ("exact_prior", ("exact_features", True), "starts the score from an exact feature"),
+    ("codebertscore_features", ("exact_features", True), "is read beside the exact features"),
 )
 """How the settings of the two variants and of a frozen encoder fit together, one row each:
 ``(setting, (the field it needs, at this value), why)``, checked in this order wherever the
@@ -152,6 +161,11 @@ class UniCEConfig(PretrainedConfig):
             has fewer and whether it has more of them than the reference: static facts of g
             against r that a crash often follows (``unice.data.features.structure_features``).
             The head never sees them.
+        codebertscore_features: with ``exact_features``, the head also reads CodeBERTScore F1
+            and F3 of g against r (``unice.data.codebertscore_features``: the CodeBERTScore
+            baseline's code and encoder, scored once per pair and kept in a store; zeros
+            without a reference), and ``exact_prior`` may start from either. Why: the token
+            states' greedy match that no pooled vector or string metric carries (issue 44).
         exec_prior: with ``exact_features``, the model's Exec output is the average of two
             probabilities, ``(sigmoid(network) + sigmoid(prior)) / 2``: the network's own Exec
             logit and a logistic regression of the Exec label on each row's exact features (and
@@ -208,6 +222,7 @@ class UniCEConfig(PretrainedConfig):
     architecture: str = "cross"
     exact_features: bool = False
     structure_features: bool = False
+    codebertscore_features: bool = False
     exact_prior: str | None = None
     exec_prior: bool = False
     clean_generated: bool = False
@@ -234,6 +249,11 @@ class UniCEConfig(PretrainedConfig):
             _check_choice(name, getattr(self, name), allowed)
         if self.exact_prior is not None:
             _check_choice("exact_prior", self.exact_prior, PRIOR_FEATURES)
+            if self.exact_prior in CODEBERTSCORE_FEATURES and not self.codebertscore_features:
+                raise ModelConfigError(
+                    f"exact_prior={self.exact_prior!r} starts the score from CodeBERTScore; it "
+                    "needs codebertscore_features=true"
+                )
         if int(self.trainable_top_layers) < 0:
             raise ModelConfigError(
                 f"trainable_top_layers={self.trainable_top_layers!r} must be >= 0 (0: all frozen)"
@@ -289,7 +309,10 @@ class UniCEConfig(PretrainedConfig):
         if self.architecture != "estimator":
             return hidden
         size = hidden + 2 * (3 * hidden + 1)
-        return size + (len(FEATURE_NAMES) if self.exact_features else 0)
+        if not self.exact_features:
+            return size
+        extra = len(CODEBERTSCORE_FEATURES) if self.codebertscore_features else 0
+        return size + len(FEATURE_NAMES) + extra
 
     @property
     def exec_prior_width(self) -> int:
