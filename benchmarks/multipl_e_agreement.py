@@ -52,6 +52,7 @@ from typing import Any
 import _harness
 
 from data_builders.errors import UserError
+from data_builders.languages import TABLE
 
 EVALUATOR_PACKAGE = "bigcode_eval/tasks/custom_metrics/multiple_metrics/"
 PRIVATE_NAME = "_multipl_e_evaluator"
@@ -144,7 +145,8 @@ def plain_verdict(language: str, program: str) -> dict[str, Any]:
     return {"status": verdict.stage, "passed": verdict.passed, "exit_code": None, "stderr": ""}
 
 
-PLAIN_NAMES = {"cpp": "cpp", "java": "java", "js": "js", "go_test.go": "go", "rs": "rust"}
+# MultiPL-E's language field -> the project's name (the language table's).
+PLAIN_NAMES = {info.multipl_e: info.name for info in TABLE if info.multipl_e}
 
 
 def run_label(problems: Path, samples: Path, workers: int) -> tuple[list[dict], float]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from data_builders.dataset.config import DATASETS, check_shard, load_config, parse_ratios
 from data_builders.errors import UserError
 from data_builders.execution import add_executor_arguments, settings_from_args
+from data_builders.languages import HUMANEVAL_X
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--source", help="local problem file/folder (MBPP, APPS; HumanEval-shaped)")
     parser.add_argument(
         "--language",
-        choices=("cpp", "java", "js", "go", "rust"),
+        choices=HUMANEVAL_X,
         help="humaneval-x: the language of HE-Eval-X to build",
     )
     parser.add_argument(

@@ -19,8 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from data_builders.jsonl import read_jsonl
-
-LANGUAGES = ("cpp", "java", "js", "go", "rust")
+from data_builders.languages import HUMANEVAL_X as LANGUAGES
 
 
 def count(rows: list[dict], scores: dict[str, dict], metric: str) -> dict[str, int]:

@@ -18,7 +18,8 @@ PY=${PY:-.venv/bin/python}
 SHARED=${SHARED:-../shared/data}
 RUN_DIR=${RUN_DIR:-runs/multilingual}
 OUT=${OUT:-outputs/quality_x}
-LANGUAGES=(${QX_LANGUAGES:-cpp java js go rust})
+# default: every HumanEval-X language of the language table (data_builders/languages.py)
+LANGUAGES=(${QX_LANGUAGES:-$("$PY" -c 'from data_builders.languages import HUMANEVAL_X; print(*HUMANEVAL_X)')})
 MUTANTS=${QX_MUTANTS:-3}
 PY_PER_TASK=${QX_PY_PER_TASK:-20}
 WORKERS=${QX_WORKERS:-2}

@@ -114,9 +114,9 @@ class BuildRequest:
             concurrency=self.concurrency,
         )
         if self.language:
-            from data_builders.execution import get_language
+            from data_builders.languages import language_info
 
-            stops = get_language(self.language).stop_tokens
+            stops = language_info(self.language).stop_tokens
             settings = dataclasses.replace(
                 settings, prompt="complete", stop=stops, chat_stop=(), language=self.language
             )

@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from data_builders.languages import COMPILED  # the sections a compiled language may have
+
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
-COMPILED = ("cpp", "java", "js", "go", "rust")  # the sections a compiled language may have
 PER_LANGUAGE = ("calibrated_floor",)  # the keys a compiled language's own section may set
 
 

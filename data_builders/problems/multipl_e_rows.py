@@ -15,15 +15,13 @@ from __future__ import annotations
 import random
 import re
 
-from data_builders.execution import get_language
+from data_builders.languages import COMPILED, language_info
 
-# MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem; each
-# language module keeps them, as `build humaneval-x --generate` cuts at them too).
-STOP_TOKENS = {
-    name: list(get_language(name).stop_tokens) for name in ("cpp", "java", "js", "go", "rust")
-}
+# MultiPL-E's stop tokens for these languages (its dataset rows carry them per problem; the
+# language table keeps them, as `build humaneval-x --generate` cuts at them too).
+STOP_TOKENS = {name: list(language_info(name).stop_tokens) for name in COMPILED}
 # MultiPL-E's language field for these (its Go rows are run as *_test.go files).
-MULTIPL_E_LANGUAGE = {"go": "go_test.go", "rust": "rs"}
+MULTIPL_E_LANGUAGE = {name: str(language_info(name).multipl_e) for name in COMPILED}
 # What the tests must start with once the completion is cut before the function's end.
 TEST_OPENERS = {"cpp": "}\n", "java": "    }\n", "js": "", "go": "", "rust": "}\n"}
 QUOTES_GO = "\"'`"
@@ -164,7 +162,7 @@ def multipl_e_row(problem, language: str, name: str) -> dict | None:
         prompt, test = made
         return {
             "name": name,
-            "language": MULTIPL_E_LANGUAGE.get(language, language),
+            "language": MULTIPL_E_LANGUAGE[language],
             "prompt": prompt,
             "tests": TEST_OPENERS[language] + test,
             "stop_tokens": STOP_TOKENS[language],
@@ -176,7 +174,7 @@ def multipl_e_row(problem, language: str, name: str) -> dict | None:
         )
     return {
         "name": name,
-        "language": language,
+        "language": MULTIPL_E_LANGUAGE[language],
         "prompt": prompt,
         "tests": TEST_OPENERS[language] + test,
         "stop_tokens": STOP_TOKENS[language],

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from data_builders.errors import UserError
 from data_builders.problems.base import task_number
+from data_builders.problems.humaneval_x import HUB_CONFIGS
 from data_builders.test_translation.translate import Case, reason_key, translate_task
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
     "translate_task",  # from data_builders.test_translation.translate
 ]
 
-FILE_NAMES = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
+FILE_NAMES = HUB_CONFIGS  # language -> the X of HumanEval-X's humaneval_X.jsonl.gz
 
 
 @dataclass

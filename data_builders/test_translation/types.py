@@ -35,9 +35,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from data_builders.languages import HUMANEVAL_X
 from data_builders.problems.humaneval_x import PREFIXES as TASK_PREFIXES
 
-LANGUAGES = ("cpp", "java", "js", "go", "rust")
+LANGUAGES = HUMANEVAL_X  # the languages HE-Eval's tests are translated into
 
 
 class TypeParseError(ValueError):
@@ -395,7 +396,7 @@ def language_of(task_id: str) -> str:
     prefix = task_id.split("/", 1)[0]
     if prefix not in TASK_PREFIXES:
         raise TypeParseError(
-            f"{task_id!r} is not a HumanEval-X task id (CPP/Java/JavaScript/Go/Rust)"
+            f"{task_id!r} is not a HumanEval-X task id ({'/'.join(TASK_PREFIXES)})"
         )
     return TASK_PREFIXES[prefix]
 

@@ -26,8 +26,8 @@ PACKAGES = ("data_builders", "unice")
 # Lowest layer first. Prefixes are dotted module names relative to the package.
 LAYERS: dict[str, list[tuple[str, ...]]] = {
     "data_builders": [
-        # foundation: files, caches, settings, errors; the OpenAI-compatible client
-        ("", "errors", "jsonl", "cache", "settings_file", "partial", "openai_client"),
+        # foundation: files, caches, settings, errors; the language table; the OpenAI client
+        ("", "errors", "jsonl", "cache", "settings_file", "partial", "languages", "openai_client"),
         ("execution",),  # the sandboxed executor and the language toolchains
         ("problems",),  # problem sources and how a completion becomes a program
         ("extension",),  # extended tests from the references

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from data_builders.languages import language_info
 from data_builders.test_translation.assertions import PRELUDES, assertion
 from data_builders.test_translation.types import Signature, parse_signature
 
@@ -80,7 +81,6 @@ CASES = {
         ("HashMap<char, i32>", {"a": 1}),
     ],
 }
-TOOLS = {"cpp": ["g++"], "java": ["javac", "java"], "js": ["node"], "go": ["go"], "rust": ["rustc"]}
 GOPATH = Path("/usr/share/gocode")  # Debian's golang-github-stretchr-testify-dev
 JAVATUPLES = Path("/usr/share/java/javatuples.jar")  # Debian's libjavatuples-java
 if JAVATUPLES.is_file():  # MultiPL-E's Java tuples
@@ -182,7 +182,7 @@ def _run(language: str, source: str, folder: Path) -> subprocess.CompletedProces
 
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_translated_literals_compile_and_round_trip(language, tmp_path):
-    missing = [tool for tool in TOOLS[language] if shutil.which(tool) is None]
+    missing = [tool for tool in language_info(language).toolchain if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{language} toolchain absent: {', '.join(missing)} not on PATH")
     if language == "go" and not (GOPATH / "src/github.com/stretchr/testify").is_dir():

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from data_builders.languages import language_info
 from unice.errors import UniCEError
 
 BUILTINS_FILE = Path(__file__).resolve().parents[2] / "configs" / "language_builtins.yaml"
@@ -72,10 +73,9 @@ NOT_DECLARING = frozenset(
 
 @dataclass(frozen=True)
 class Grammar:
-    """What tree-sitter calls the things the static features look at, in one language."""
+    """What tree-sitter calls the things the static features look at, in one language (its
+    grammar package is the language table's ``tree_sitter``, :mod:`data_builders.languages`)."""
 
-    module: str
-    """The grammar package (``tree_sitter_cpp``, ...)."""
     wrapper: str
     """A function header that a bare body (closing its own function) continues."""
     functions: frozenset[str]
@@ -90,7 +90,6 @@ class Grammar:
 
 GRAMMARS: dict[str, Grammar] = {
     "cpp": Grammar(
-        "tree_sitter_cpp",
         f"auto {WRAPPER_NAME}() {{\n",
         frozenset({"function_definition"}),
         frozenset({"call_expression"}),
@@ -98,7 +97,6 @@ GRAMMARS: dict[str, Grammar] = {
         frozenset({"using_declaration"}),
     ),
     "java": Grammar(
-        "tree_sitter_java",
         f"class UniceBody {{\nObject {WRAPPER_NAME}() {{\n",
         frozenset({"method_declaration", "constructor_declaration"}),
         frozenset({"method_invocation"}),
@@ -106,7 +104,6 @@ GRAMMARS: dict[str, Grammar] = {
         frozenset({"import_declaration"}),
     ),
     "js": Grammar(
-        "tree_sitter_javascript",
         f"function {WRAPPER_NAME}() {{\n",
         frozenset(
             {
@@ -121,14 +118,12 @@ GRAMMARS: dict[str, Grammar] = {
         frozenset({"import_statement"}),
     ),
     "go": Grammar(
-        "tree_sitter_go",
         f"func {WRAPPER_NAME}() {{\n",
         frozenset({"function_declaration", "method_declaration"}),
         frozenset({"call_expression"}),
         frozenset({"return_statement"}),
     ),
     "rust": Grammar(
-        "tree_sitter_rust",
         f"fn {WRAPPER_NAME}() {{\n",
         frozenset({"function_item"}),
         frozenset({"call_expression"}),
@@ -166,13 +161,17 @@ Node = Any
 @functools.cache
 def _parser(language: str) -> Any:
     """The language's ``tree_sitter.Parser``, built once (a grammar load takes milliseconds)."""
-    grammar = GRAMMARS[language]
+    name = language_info(language).tree_sitter
+    if name is None:
+        raise UniCEError(
+            f"{language} code is not parsed with tree-sitter (no grammar in the table)"
+        )
     try:
         import tree_sitter
 
-        module = importlib.import_module(grammar.module)
+        module = importlib.import_module(name)
     except ImportError as exc:
-        package = grammar.module.replace("_", "-")
+        package = name.replace("_", "-")
         raise UniCEError(
             f"exact features of {language} code need tree-sitter and {package} "
             f"(pip install 'tree-sitter~=0.22' {package}): {exc}"

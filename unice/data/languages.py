@@ -1,9 +1,10 @@
 """The programming languages CodeScore reads, and how a row says which one it holds.
 
 Why one place: the dataset reader, the scorer and ``unice-score`` must agree on the names
-(data_builders' names: ``cpp``, ``java``, ``js``, ``go``, ``rust``, and ``python``) and on the
-one-line error a misspelt language gets, instead of each failing in its own way later (a
-C++ program parsed as Python gets every static feature wrong without a word).
+(the language table's, :mod:`data_builders.languages`: ``python``, ``cpp``, ``java``, ``js``,
+``go``, ``rust``) and on the one-line error a misspelt language gets, instead of each failing
+in its own way later (a C++ program parsed as Python gets every static feature wrong without
+a word).
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from data_builders.execution import COMPILED_LANGUAGES as EXECUTOR_LANGUAGES
+from data_builders.languages import NAMES
 from data_builders.problems.humaneval_x import language_of
 from unice.errors import DatasetFormatError
 
 DEFAULT_LANGUAGE = "python"
 """Rows without a ``language`` field are Python (every dataset before HE-Eval-X)."""
-LANGUAGES: tuple[str, ...] = (DEFAULT_LANGUAGE, *EXECUTOR_LANGUAGES)
-"""Python and every language the executor labels: the ones a row's labels can come from."""
+LANGUAGES: tuple[str, ...] = NAMES
+"""Every language of the table (Python first): the ones a row's labels can come from."""
 
 
 def check_language(name: str | None) -> str:

@@ -17,19 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from data_builders.languages import TABLE
 from unice.data.languages import DEFAULT_LANGUAGE, row_language
 from unice.evaluation.errors import EvaluationError
 
 DEFAULT = DEFAULT_LANGUAGE
-# The ``language`` field's values (data_builders' names) -> codebleu's language names.
-CODEBLEU_NAMES = {
-    "python": "python",
-    "cpp": "cpp",
-    "java": "java",
-    "js": "javascript",
-    "go": "go",
-    "rust": "rust",
-}
+# The ``language`` field's values (the language table's names) -> codebleu's language names.
+CODEBLEU_NAMES = {info.name: info.codebleu for info in TABLE}
 
 
 def split_language(rows: Sequence[Mapping[str, Any]]) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from data_builders.languages import TABLE
 from unice.ice_score.errors import IceScoreConfigError
 
 ASPECT_NAMES = {"usefulness": "Usefulness", "functional_correctness": "Functional Correctness"}
@@ -93,14 +94,7 @@ _REQUIRED_KEYS = tuple(ICE_SCORE_TEMPLATE)
 
 
 # A record's ``language`` field (HE-Eval-X rows carry one) -> the name the prompt uses.
-LANGUAGE_NAMES = {
-    "python": "Python",
-    "cpp": "C++",
-    "java": "Java",
-    "js": "JavaScript",
-    "go": "Go",
-    "rust": "Rust",
-}
+LANGUAGE_NAMES = {info.name: info.display for info in TABLE}
 
 
 @dataclass(frozen=True)

@@ -20,16 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data_builders.execution.process_group import kill_group
+from data_builders.languages import COMPILED, language_info
 
 JAVATUPLES = ("/usr/share/java/javatuples.jar",)
 JS_ASSERT_THROWS = "console.assert = (ok, ...m) => { if (!ok) throw new Error('Assertion failed: ' + m.join(' ')); };\n"
-TOOLS = {
-    "cpp": ("g++",),
-    "java": ("javac", "java"),
-    "js": ("node",),
-    "go": ("go",),
-    "rust": ("rustc",),
-}
+TOOLS = {name: language_info(name).toolchain for name in COMPILED}  # the language table's
 
 
 @dataclass

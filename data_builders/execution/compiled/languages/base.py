@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from data_builders.languages import language_info
+
 
 @functools.cache
 def fast_linker() -> tuple[str, ...]:
@@ -142,13 +144,10 @@ class Language:
     """Base class: subclasses set the class attributes and implement the methods."""
 
     name: str = ""
-    executables: tuple[str, ...] = ()
-    stop_tokens: tuple[str, ...] = ()
-    """Where a model's continuation of a function prompt is cut (MultiPL-E's stop tokens for
-    the language): ``build humaneval-x --generate`` stops generating there."""
+    """The language's name in the language table (:mod:`data_builders.languages`), whose row
+    gives ``executables``, ``install_hint`` and ``stop_tokens``."""
     quotes: str = "\"'"
     """The language's string quotes (for finding code outside strings and comments)."""
-    install_hint: str = ""
     compiled: bool = True
     compiler_address_space_limit: bool = False
     """Whether RLIMIT_AS can cap the compiler (g++: yes; javac and go reserve large address
@@ -158,6 +157,22 @@ class Language:
     (Go's ``GOCACHE``); the runner points it at one writable folder per executor."""
     token_protocol: bool = False
     """Whether the driver reads a report token and writes value cases (module docstring)."""
+
+    @property
+    def executables(self) -> tuple[str, ...]:
+        """The toolchain's executables (the table's ``toolchain``)."""
+        return language_info(self.name).toolchain
+
+    @property
+    def install_hint(self) -> str:
+        """What to install when an executable is missing."""
+        return language_info(self.name).install_hint
+
+    @property
+    def stop_tokens(self) -> tuple[str, ...]:
+        """Where a model's continuation of a function prompt is cut (MultiPL-E's stop tokens
+        for the language): ``build humaneval-x --generate`` stops generating there."""
+        return language_info(self.name).stop_tokens
 
     def missing_toolchain(self) -> str | None:
         """None when the toolchain is installed, else one line saying what to install."""

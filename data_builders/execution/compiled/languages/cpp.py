@@ -233,9 +233,6 @@ def _macro_names(expression: str) -> set[str]:
 
 class Cpp(Language):
     name = "cpp"
-    stop_tokens = ("\n}",)
-    executables = ("g++",)
-    install_hint = "apt install g++"
     token_protocol = True
     reference_cases = True
     compiler_address_space_limit = True

@@ -215,10 +215,7 @@ def join_program(source: str, test: str) -> str:
 
 class Go(Language):
     name = "go"
-    stop_tokens = ("\nfunc", "struct", "\n// ")
     quotes = "\"'`"
-    executables = ("go",)
-    install_hint = "apt install golang-go golang-github-stretchr-testify-dev"
     token_protocol = True
     reference_cases = True
     shared_cache_env = "GOCACHE"  # compiled standard library and testify, reused by every build

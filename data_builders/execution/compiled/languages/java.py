@@ -99,9 +99,6 @@ def _server_source() -> str:
 
 class Java(Language):
     name = "java"
-    stop_tokens = ("\n    }\n",)
-    executables = ("javac", "java")
-    install_hint = "apt install default-jdk-headless libjavatuples-java"
     token_protocol = True
     reference_cases = True
 

@@ -327,10 +327,7 @@ NODE_ENV = {"NODE_PATH": "/usr/lib/node_modules:/usr/local/lib/node_modules"}
 
 class JavaScript(Language):
     name = "js"
-    stop_tokens = ("\nfunction ", "\n/*", "\n//", "\nconsole.log")
     quotes = "\"'`"
-    executables = ("node",)
-    install_hint = "apt install nodejs"
     compiled = False
     token_protocol = True
     reference_cases = True

@@ -248,9 +248,6 @@ def _dynamic_std() -> list[str]:
 
 class Rust(Language):
     name = "rust"
-    stop_tokens = ("\n}",)
-    executables = ("rustc",)
-    install_hint = "apt install rustc (or rustup)"
     compiler_address_space_limit = False  # rustc reserves address space it never touches
     token_protocol = True
     reference_cases = True
