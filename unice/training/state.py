@@ -30,7 +30,10 @@ left out of the fingerprint so a resumed run may change them. ``protocol`` is th
 an experiment's decisions (its arms, rules and results), read by scripts and never by
 training: writing down a new arm must not orphan the adopted configuration's finished run."""
 
-NEUTRAL_MODEL_SWITCHES: dict[str, Any] = {"standardize_states": False}
+NEUTRAL_MODEL_SWITCHES: dict[str, Any] = {
+    "standardize_states": False,
+    "codebertscore_features": False,
+}
 """Model switches added after runs were saved, each with the value that computes what runs
 did before it existed: left out of the fingerprint at that value, so adding a switch does not
 orphan every finished run (a run that turns it on still differs)."""
