@@ -46,13 +46,14 @@ def test_the_table_is_consistent() -> None:
 
 def test_the_executor_reads_the_table() -> None:
     from data_builders.execution import COMPILED_LANGUAGES, LANGUAGE_ALIASES, get_language
+    from data_builders.execution.compiled.languages import computed
     from data_builders.execution.compiled.plain_harness import TIMEOUTS, TOOLS
     from data_builders.execution.executor import canonical_language
     from data_builders.execution.limits import COMPILED as LIMIT_SECTIONS
 
     assert COMPILED_LANGUAGES == COMPILED and set(LIMIT_SECTIONS) == set(COMPILED)
     assert {k: v for k, v in ALIASES.items() if v in COMPILED} == LANGUAGE_ALIASES
-    assert set(TOOLS) == set(TIMEOUTS) == set(COMPILED)
+    assert set(TOOLS) == set(TIMEOUTS) == set(computed._DEFINITIONS) == set(COMPILED)
     for name in COMPILED:
         language = get_language(name)
         assert language.name == name
@@ -79,6 +80,7 @@ def test_the_builders_read_the_table() -> None:
     assert types.LANGUAGES == HUMANEVAL_X == tuple(coverage.FILE_NAMES)
     assert set(literals.LITERALS) == set(assertions.PRELUDES) == set(HUMANEVAL_X)
     assert set(types.PARSERS) == set(HUMANEVAL_X) - {"js"}  # JavaScript declares no types
+    assert set(types._SIGNATURE_PATTERNS) == set(HUMANEVAL_X)
     # build humaneval-x --language offers exactly the table's HumanEval-X languages
     parser = argparse.ArgumentParser(prog="data_builders")
     subparsers = parser.add_subparsers()
