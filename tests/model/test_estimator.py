@@ -8,7 +8,7 @@ import torch
 import unice
 from unice.data.dataset import Collator, Sample
 from unice.data.encoding import InputEncoder
-from unice.modeling.estimator import compare_segments
+from unice.modeling.estimator import EstimatorModel, compare_segments
 from unice.testing import build_tiny_model, save_tiny_checkpoint
 from unice.training.batch_loss import batch_loss
 
@@ -97,6 +97,7 @@ def test_checkpoint_keeps_the_architecture(tmp_path):
     path = save_tiny_checkpoint(tmp_path / "ckpt", seed=1, architecture="estimator")
     loaded = unice.load_model(path, device="cpu")
     assert loaded.config.architecture == "estimator"
+    assert type(loaded) is EstimatorModel  # the variant, through UniCEModel.from_pretrained
     fresh = build_tiny_model(seed=1, architecture="estimator")
     kwargs = {"generated": GENERATED, "references": [REFERENCE] * 3, "nls": [NL] * 3}
     assert loaded.score(**kwargs) == fresh.score(**kwargs)
