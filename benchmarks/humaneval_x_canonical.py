@@ -29,7 +29,7 @@ import _harness
 
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
@@ -87,7 +87,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
         programs = []
         for problem in problems:
             source, test = program_and_test(problem, canonical_solution(problem))
-            programs.append(Program(source, test, language=language))
+            programs.append(Program(source, TestCode(test), language=language))
         started = time.monotonic()
         with Executor(
             language, workers=args.workers, compile_servers=not args.no_compile_servers

@@ -27,7 +27,7 @@ import _harness
 from data_builders.dataset.humaneval_x import humaneval_suites
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
@@ -83,7 +83,9 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> None:
                 (
                     index,
                     len(cases),
-                    Program(source, extended_test(language, done, header), language=language),
+                    Program(
+                        source, TestCode(extended_test(language, done, header)), language=language
+                    ),
                 )
             )
         started = time.monotonic()

@@ -22,7 +22,7 @@ import _harness
 
 from data_builders.errors import UserError
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 
 
 def canonical_programs(problems_file: Path, limit: int) -> list[Program]:
@@ -37,7 +37,7 @@ def canonical_programs(problems_file: Path, limit: int) -> list[Program]:
     out = []
     for problem in problems:
         source, test = program_and_test(problem, canonical_solution(problem))
-        out.append(Program(source, test, language="js"))
+        out.append(Program(source, TestCode(test), language="js"))
     return out
 
 

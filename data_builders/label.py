@@ -36,13 +36,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.errors import UserError
 from data_builders.execution import add_executor_arguments
 from data_builders.jsonl import iter_jsonl
 from data_builders.partial import PartialOutput
 from data_builders.problems.base import Problem
+
+if TYPE_CHECKING:
+    from data_builders.execution import Program
 
 PYTHON_SETS = ("humaneval", "mbpp")
 PROBLEM_SETS = (*PYTHON_SETS, "humaneval-x", "multipl-e")
@@ -178,17 +181,20 @@ def check_toolchains(languages: set[str]) -> None:
         raise UserError("cannot label: " + "; ".join(problems))
 
 
-def warn_unsplit(samples: list[dict[str, Any]], program: Callable[[dict[str, Any]], Any]) -> None:
+def warn_unsplit(
+    samples: list[dict[str, Any]], program: Callable[[dict[str, Any]], Program]
+) -> None:
     """One line naming the tasks whose test has no assertion their language recognises (one
     test per assertion: C++, Java, JavaScript, Go, Rust)."""
-    from data_builders.execution import SplitError, get_language
+    from data_builders.execution import SplitError, TestCode, get_language
 
     seen: dict[str, bool] = {}
     for sample in samples:
         if sample["task_id"] not in seen:
             made = program(sample)
+            assert isinstance(made.tests, TestCode)  # a compiled language's program
             try:
-                get_language(made.language).split(made.tests)
+                get_language(made.language).split(made.tests.text)
                 seen[sample["task_id"]] = True
             except (SplitError, ValueError):
                 seen[sample["task_id"]] = False

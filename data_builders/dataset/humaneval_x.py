@@ -53,6 +53,7 @@ from data_builders.execution import (
     LimitPolicy,
     Program,
     ProgramResult,
+    TestCode,
     assertion_policy,
 )
 from data_builders.problems.base import Problem, task_number
@@ -241,7 +242,7 @@ def prepare_tasks(
         timeouts = [foreign.timeout] * task.n_original
         return Program(
             task.source,
-            with_extended(language, task.original, added),
+            TestCode(with_extended(language, task.original, added)),
             test_timeouts=timeouts + [foreign.extended_reference_limit] * len(added) or None,
             language=language,
         )
@@ -404,7 +405,7 @@ def label_chunk(
         programs.append(
             Program(
                 source,
-                record["_test"],
+                TestCode(record["_test"]),
                 test_timeouts=record["_timeouts"],
                 language=language,
                 reference=reference,

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         ProgramResult,
         StdioTest,
         Test,
+        TestCode,
         TestOutcome,
     )
     from data_builders.execution.values import (
@@ -90,6 +91,7 @@ _HOMES: dict[str, tuple[str, str]] = {
             "ProgramResult",
             "StdioTest",
             "Test",
+            "TestCode",
             "TestOutcome",
         )
     },
@@ -154,6 +156,7 @@ __all__ = [
     "SplitError",
     "StdioTest",
     "Test",
+    "TestCode",
     "TestOutcome",
     "add_executor_arguments",
     "assertion_policy",

@@ -22,6 +22,7 @@ from data_builders.settings_file import check_known, read_mapping
 
 if TYPE_CHECKING:
     from data_builders.execution.executor import Executor
+    from data_builders.execution.limits import ExecutorLimits
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "executor.yaml"
 KINDS = ("local", "ray")
@@ -108,7 +109,7 @@ def settings_from_args(args: argparse.Namespace) -> ExecutorSettings:
 
 def open_executor(
     language: str = "python",
-    limits: Any = None,
+    limits: ExecutorLimits | None = None,
     backend: str | None = None,
     *,
     workers: int | None = None,

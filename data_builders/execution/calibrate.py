@@ -25,7 +25,7 @@ from data_builders.execution.limits import DEFAULT_CONFIG as DEFAULT_CONFIG
 from data_builders.execution.limits import LimitConfigError as LimitConfigError
 from data_builders.execution.limits import LimitPolicy, load_limits
 from data_builders.execution.limits import scaled_limit as scaled_limit
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 
 
 def load_policy(path: Path = DEFAULT_CONFIG) -> LimitPolicy:
@@ -55,10 +55,13 @@ def reference_key(program: Program) -> str:
     return _machine_key(blob)
 
 
-def foreign_reference_key(program: Any) -> str:
+def foreign_reference_key(program: Program) -> str:
     """Cache key of a reference program in another language (a ``Program`` whose ``tests``
-    is the language's test code): its language, source, test and this machine."""
-    return _machine_key(json.dumps([program.language, program.source, program.tests]))
+    is the language's :class:`TestCode`): its language, source, test text and this machine
+    (the key the cache had when the test was a plain string)."""
+    if not isinstance(program.tests, TestCode):
+        raise TypeError(f"a {program.language!r} reference's tests must be a TestCode")
+    return _machine_key(json.dumps([program.language, program.source, program.tests.text]))
 
 
 def _machine_key(blob: str) -> str:

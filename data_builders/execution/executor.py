@@ -37,11 +37,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data_builders.execution.isolation import ExecutorUnavailableError
 from data_builders.execution.pools import Pool, open_local_pool
 from data_builders.execution.types import Program, ProgramResult
+
+if TYPE_CHECKING:
+    from data_builders.execution.limits import ExecutorLimits
 
 __all__ = ["BACKENDS", "Executor", "ExecutorUnavailableError", "Pool", "canonical_language"]
 
@@ -84,7 +87,7 @@ class Executor:
         language: str = "python",
         *,
         workers: int | None = None,
-        limits: Any = None,
+        limits: ExecutorLimits | None = None,
         isolation: str = "auto",
         backend: str = "local",
         **options: Any,
@@ -98,7 +101,7 @@ class Executor:
 
     # -- what the pool is -------------------------------------------------------------------
     @property
-    def limits(self) -> Any:
+    def limits(self) -> ExecutorLimits:
         return self.pool.limits
 
     @property
@@ -166,7 +169,7 @@ class Executor:
 def _open_pool(
     language: str,
     workers: int | None,
-    limits: Any,
+    limits: ExecutorLimits | None,
     isolation: str,
     backend: str,
     options: dict[str, Any],

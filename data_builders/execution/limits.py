@@ -24,9 +24,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from data_builders.languages import COMPILED  # the sections a compiled language may have
+from data_builders.execution.types import ExecutionLimits
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
+COMPILED = ("cpp", "java", "js", "go", "rust")  # the sections a compiled language may have
 PER_LANGUAGE = ("calibrated_floor",)  # the keys a compiled language's own section may set
 
 
@@ -142,6 +143,15 @@ class ForeignLimits:
         return dataclasses.replace(limits, **{k: v for k, v in overrides.items() if v is not None})
 
 
+ExecutorLimits = ExecutionLimits | ForeignLimits
+"""The limits an executor runs under, one type per language family: Python's
+:class:`~data_builders.execution.types.ExecutionLimits` (per-test CPU, memory, output, the
+cap after a timeout), or the compiled languages' :class:`ForeignLimits` (which add the
+compiles' limits, the load limit and the calibration of translated assertions). Two types and
+not one because the families' limits differ in kind, not in value: a compile, a runtime's
+start-up and a language's own calibrated floor have no Python counterpart."""
+
+
 def assertion_policy(policy: LimitPolicy, foreign: ForeignLimits, *languages: str) -> LimitPolicy:
     """The per-assertion calibration policy of programs in ``languages`` (``build
     humaneval-x``, ``label --problems humaneval-x``): ``policy``'s factor (``python``'s), its
@@ -161,13 +171,11 @@ class Limits:
 
     def executor_limits(
         self, language: str, timeout: float | None = None, max_timeouts: int | None = None
-    ) -> Any:
+    ) -> ExecutorLimits:
         """The limits an executor runs ``language``'s programs under (``open_executor``'s
         ``limits``): Python's load limit and its cap after a timeout, or the compiled
         languages' limits. ``timeout`` S: every test gets S seconds (Python: no cap after a
         timeout; ``max_timeouts``: Python's)."""
-        from data_builders.execution.types import ExecutionLimits
-
         if language != "python":
             return self.compiled if timeout is None else replace(self.compiled, timeout=timeout)
         if timeout is not None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.limits import ExecutorLimits, ForeignLimits
+from data_builders.execution.types import ExecutionLimits, Program, ProgramResult
 
 
 class Pool(Protocol):
     """What runs an executor's programs (one per language family and backend)."""
 
-    limits: Any
+    limits: ExecutorLimits
     isolation: str
 
     @property
@@ -32,14 +33,30 @@ class Pool(Protocol):
 
 
 def open_local_pool(
-    language: str, workers: int | None, limits: Any, isolation: str, options: dict[str, Any]
+    language: str,
+    workers: int | None,
+    limits: ExecutorLimits | None,
+    isolation: str,
+    options: dict[str, Any],
 ) -> Pool:
     """The pool on this machine for ``language`` (``"python"`` or a compiled language's
-    canonical name); ``options``: the pool's own settings."""
+    canonical name); ``options``: the pool's own settings. A TypeError names limits of the
+    other family (an ``ExecutionLimits`` for C++, a ``ForeignLimits`` for Python)."""
     if language == "python":
         from data_builders.execution.python.pool import PythonPool
 
+        if limits is not None and not isinstance(limits, ExecutionLimits):
+            raise TypeError(_wrong_limits(language, limits, "ExecutionLimits"))
         return PythonPool(workers=workers, limits=limits, isolation=isolation, **options)
     from data_builders.execution.compiled.pool import ForeignPool
 
+    if limits is not None and not isinstance(limits, ForeignLimits):
+        raise TypeError(_wrong_limits(language, limits, "ForeignLimits"))
     return ForeignPool(workers=workers, limits=limits, isolation=isolation, **options)
+
+
+def _wrong_limits(language: str, limits: object, wanted: str) -> str:
+    return (
+        f"{language} programs run under a {wanted}, not a {type(limits).__name__}"
+        " (Limits.executor_limits(language) gives the right one)"
+    )

@@ -95,6 +95,28 @@ class StdioTest:
 Test = AssertionTest | CallTest | StdioTest
 
 
+@dataclass(frozen=True)
+class TestCode:
+    """A compiled language's own test code, one text (HumanEval-X's or MultiPL-E's test):
+    the tests of a C++, Java, JavaScript, Go or Rust program.
+
+    Why a type of its own and not a ``str`` in ``Program.tests``: a string is also a sequence
+    (of characters), so ``Sequence[Test] | str`` let a Python program's tests be text by
+    mistake and every reader test which family it had. Here the family is the type: a Python
+    program's tests are :data:`Test` objects, run one by one; a compiled program's are one
+    ``TestCode``, which its language module splits into one case per assertion
+    (``execution/compiled/languages/``).
+    """
+
+    __test__ = False  # not a pytest class
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"TestCode.text must be the test's source text, got {self.text!r:.60}")
+
+
 @dataclass
 class Program:
     """A program in ``language`` and the tests to run against it (every executor's input).
@@ -103,7 +125,7 @@ class Program:
         source: the complete program text.
         tests: Python (``language="python"``): all of one family, AssertionTest/CallTest
             (function programs, may be mixed) or StdioTest (standard-input programs). Any
-            other language: the language's own test code as one string (HumanEval-X's or
+            other language: its own test code, one :class:`TestCode` (HumanEval-X's or
             MultiPL-E's test), which its language module splits into one case per assertion
             (``execution/compiled/languages/``).
         entry_point: function called by CallTest / bound to ``candidate``; ``"Solution.method"``
@@ -117,8 +139,8 @@ class Program:
             language one per case of its test code), overriding ``timeout`` test by test
             (``label`` derives them from the reference's time on each test:
             :mod:`data_builders.execution.calibrate`).
-        language: ``"python"`` (the Python executor) or a compiled/foreign language's name
-            (``cpp``, ``java``, ``js``, ``go``, ``rust``: the foreign executor).
+        language: ``"python"`` (the Python pool) or a compiled language's name (``cpp``,
+            ``java``, ``js``, ``go``, ``rust``: the compiled languages' pool).
         reference: a trusted reference program for the same test (the task's canonical
             solution), or None. With it, an assertion whose expected side
             the test computes is judged on the host against that side's value in the
@@ -127,13 +149,21 @@ class Program:
     """
 
     source: str
-    tests: Sequence[Test] | str
+    tests: Sequence[Test] | TestCode
     entry_point: str | None = None
     setup: str = ""
     timeout: float | None = None
     test_timeouts: Sequence[float] | None = None
     language: str = "python"
     reference: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.tests, str):
+            raise TypeError(
+                "Program.tests is a str: a compiled language's test code goes in as"
+                " TestCode(text); a Python program's tests as a list of AssertionTest, CallTest"
+                " or StdioTest"
+            )
 
     def kind(self) -> str:
         """``"stdio"`` or ``"function"``; raises ValueError on a mix of the two families
@@ -143,6 +173,8 @@ class Program:
                 f"a {self.language!r} program runs on the foreign executor, not the Python one"
                 " (open_executor(program.language, limits, backend))"
             )
+        if isinstance(self.tests, TestCode):
+            raise TypeError("Program.tests must hold AssertionTest, CallTest or StdioTest")
         stdio = [isinstance(t, StdioTest) for t in self.tests]
         if any(stdio) and not all(stdio):
             raise ValueError("a Program cannot mix StdioTest with CallTest/AssertionTest")

@@ -188,10 +188,12 @@ def program_language(problem: Problem) -> str:
 def make_program(problem: Problem, completion: str) -> Program:
     """The program ``label`` runs for ``completion``: prompt + completion cut at the first stop
     token, with the problem's tests as its test (MultiPL-E's program, one case per assertion)."""
-    from data_builders.execution import Program
+    from data_builders.execution import Program, TestCode
 
     cut = cut_at_stops(completion, problem.metadata["stop_tokens"])
-    return Program(problem.prompt + cut, problem.test or "", language=program_language(problem))
+    return Program(
+        problem.prompt + cut, TestCode(problem.test or ""), language=program_language(problem)
+    )
 
 
 def reference_program(problem: Problem) -> None:

@@ -16,7 +16,7 @@ import pytest
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
 from data_builders.execution.limits import ForeignLimits
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.types import Program, ProgramResult, TestCode
 
 LIMITS = ForeignLimits(
     timeout=1.0, load=15.0, memory_mb=256, runtime_overhead_mb=384, tmp_size_mb=16
@@ -47,7 +47,7 @@ def need(language: str) -> None:
 
 def run(ex: Executor, language: str, source: str, test: str) -> ProgramResult:
     need(language)
-    return ex.run(Program(source, test, language=language))
+    return ex.run(Program(source, TestCode(test), language=language))
 
 
 def statuses(result: ProgramResult) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 from data_builders.execution.compiled.languages.cpp import leading_system_includes
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import LIMITS, need, statuses
 
 HEADERS = "/*\nReturn x + 1.\n*/\n#include<stdio.h>\n#include <vector>\nusing namespace std;\n"
@@ -62,8 +62,8 @@ def test_programs_with_the_same_includes_share_one_precompiled_prelude(tmp_path:
     need("cpp")
     other = SOURCE.replace("x + 1", "x + 2")
     with _executor(tmp_path, "a") as ex:
-        first = ex.run(Program(SOURCE, TEST, language="cpp"))
-        second = ex.run(Program(other, TEST, language="cpp"))
+        first = ex.run(Program(SOURCE, TestCode(TEST), language="cpp"))
+        second = ex.run(Program(other, TestCode(TEST), language="cpp"))
         (prelude,) = _preludes(ex)
     assert statuses(first) == ["pass", "wrong_answer"]
     assert statuses(second) == ["wrong_answer", "pass"]
@@ -81,11 +81,11 @@ def test_verdicts_do_not_depend_on_the_precompiled_header(tmp_path: Path) -> Non
     """The same program with its prelude's compiled form removed (GCC then reads the text)."""
     need("cpp")
     with _executor(tmp_path, "b") as ex:
-        with_pch = statuses(ex.run(Program(SOURCE, TEST, language="cpp")))
+        with_pch = statuses(ex.run(Program(SOURCE, TestCode(TEST), language="cpp")))
         (prelude,) = _preludes(ex)
     (prelude / "unice_prelude.h.gch").unlink()
     with _executor(tmp_path, "b") as ex:  # a fresh build cache, the same shared folder
-        without = statuses(ex.run(Program(SOURCE, TEST, language="cpp")))
+        without = statuses(ex.run(Program(SOURCE, TestCode(TEST), language="cpp")))
     assert with_pch == without == ["pass", "wrong_answer"]
 
 
@@ -93,7 +93,7 @@ def test_a_missing_leading_header_is_the_programs_compile_error(tmp_path: Path) 
     need("cpp")
     source = "#include<no_such_header_here.h>\n" + SOURCE
     with _executor(tmp_path, "c") as ex:
-        result = ex.run(Program(source, TEST, language="cpp"))
+        result = ex.run(Program(source, TestCode(TEST), language="cpp"))
         (prelude,) = _preludes(ex)
     assert statuses(result) == ["compile_error", "compile_error"]
     assert "no_such_header_here.h" in result.outcomes[0].detail

@@ -15,7 +15,7 @@ import pytest
 
 from data_builders.execution.compiled.pool import MAP_WINDOW_PER_WORKER
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program, ProgramResult, TestOutcome
+from data_builders.execution.types import Program, ProgramResult, TestCode, TestOutcome
 from tests.languages.conftest import LIMITS
 
 
@@ -42,7 +42,7 @@ def echo(tmp_path: Path) -> Iterator[tuple[Executor, list[str]]]:
 def _programs(n: int, pulled: list[int]) -> Iterator[Program]:
     for i in range(n):
         pulled.append(i)
-        yield Program(str(i), "", language="cpp")
+        yield Program(str(i), TestCode(""), language="cpp")
 
 
 def test_results_come_in_input_order(echo: tuple[Executor, list[str]]) -> None:
@@ -87,4 +87,4 @@ def test_a_closed_executor_refuses_to_map(echo: tuple[Executor, list[str]]) -> N
     with pytest.raises(RuntimeError, match="closed"):
         next(executor.map(_programs(1, [])))
     with pytest.raises(RuntimeError, match="closed"):
-        executor.run(Program("0", "", language="cpp"))
+        executor.run(Program("0", TestCode(""), language="cpp"))

@@ -18,21 +18,23 @@ from __future__ import annotations
 
 import pytest
 
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import need, statuses
 from tests.languages.test_forged_verdicts import _JAVA_FORGE
 
 
 def run(ex, language: str, source: str, test: str, reference: str):
     need(language)
-    return ex.run(Program(source, test, language=language, reference=reference))
+    return ex.run(Program(source, TestCode(test), language=language, reference=reference))
 
 
 def run_attacks(ex, language: str, attacks: dict[str, str], test: str, reference: str) -> dict:
     """Every attack's result by name, run two at a time (``map``: the builds in parallel)."""
     need(language)
     names = sorted(attacks)
-    programs = [Program(attacks[n], test, language=language, reference=reference) for n in names]
+    programs = [
+        Program(attacks[n], TestCode(test), language=language, reference=reference) for n in names
+    ]
     return dict(zip(names, ex.map(programs), strict=True))
 
 
@@ -145,7 +147,7 @@ def test_cpp_controls(foreign) -> None:
     wrong = run(foreign, "cpp", CPP_WRONG, CPP_TEST, CPP_RIGHT)
     assert statuses(wrong) == ["wrong_answer"] * 4, [o.detail for o in wrong.outcomes]
     # without a reference these assertions stay in the program, as before
-    plain = foreign.run(Program(CPP_RIGHT, CPP_TEST, language="cpp"))
+    plain = foreign.run(Program(CPP_RIGHT, TestCode(CPP_TEST), language="cpp"))
     assert statuses(plain) == ["pass"] * 4 and plain.judged_in_program == 4
 
 

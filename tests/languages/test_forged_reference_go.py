@@ -18,7 +18,7 @@ import pytest
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.compiled.languages.computed import Reference, defined_names
 from data_builders.execution.compiled.languages.go import same_inputs
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.types import Program, ProgramResult, TestCode
 from tests.languages.conftest import statuses
 from tests.languages.test_forged_reference_cases import assert_no_pass, run, run_attacks
 
@@ -119,7 +119,7 @@ def test_go_controls(foreign) -> None:
     wrong = run(foreign, "go", GO_WRONG, GO_TEST, GO_RIGHT)
     assert statuses(wrong) == ["wrong_answer"] * 3, [o.detail for o in wrong.outcomes]
     # without a reference these assertions stay in the program, as before
-    plain = foreign.run(Program(GO_RIGHT, GO_TEST, language="go"))
+    plain = foreign.run(Program(GO_RIGHT, TestCode(GO_TEST), language="go"))
     assert statuses(plain) == ["pass"] * 3 and plain.judged_in_program == 3
 
 

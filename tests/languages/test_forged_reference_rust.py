@@ -15,7 +15,7 @@ import pytest
 
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.compiled.languages.computed import Reference, defined_names
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.types import Program, ProgramResult, TestCode
 from tests.languages.conftest import statuses
 from tests.languages.test_forged_reference_cases import assert_no_pass, run, run_attacks
 
@@ -117,7 +117,7 @@ def test_rust_controls(foreign) -> None:
     wrong = run(foreign, "rust", RUST_WRONG, RUST_TEST, RUST_RIGHT)
     assert statuses(wrong) == ["wrong_answer"] * 5, [o.detail for o in wrong.outcomes]
     # without a reference these assertions stay in the program, as before
-    plain = foreign.run(Program(RUST_RIGHT, RUST_TEST, language="rust"))
+    plain = foreign.run(Program(RUST_RIGHT, TestCode(RUST_TEST), language="rust"))
     assert statuses(plain) == ["pass"] * 5 and plain.judged_in_program == 5
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from data_builders.execution.compiled.languages import get_language
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import need, run, statuses
 
 # -- C++ -----------------------------------------------------------------------------------
@@ -530,7 +530,7 @@ def test_rust_forgery_never_passes_in_a_shared_build(foreign) -> None:
     sources = [RUST_ATTACKS[name] for name in names] + [RUST_RIGHT, RUST_WRONG]
     rust = get_language("rust")
     assert all(rust.driver(source, RUST_TEST).shareable for source in sources)
-    results = list(foreign.map([Program(s, RUST_TEST, language="rust") for s in sources]))
+    results = list(foreign.map([Program(s, TestCode(RUST_TEST), language="rust") for s in sources]))
     for name, result in zip(names, results, strict=False):
         assert "pass" not in statuses(result), (name, [o.detail for o in result.outcomes])
     assert statuses(results[-2]) == ["pass"] * 5

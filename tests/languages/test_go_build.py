@@ -14,7 +14,7 @@ import pytest
 from data_builders.execution.compiled.languages import go_build
 from data_builders.execution.compiled.languages.go import QUOTES
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import LIMITS, need, statuses
 
 TEST = """package main
@@ -75,16 +75,18 @@ def test_direct_builds_give_go_test_c_statuses(tmp_path: Path, monkeypatch) -> N
     need("go")
     builds = tmp_path / "builds"
     with Executor("go", workers=2, limits=LIMITS, cache_dir=builds) as ex:
-        ex.run(Program(PROGRAMS["right"], TEST.replace("F(1))", "F(1)) "), language="go"))  # warm
+        ex.run(
+            Program(PROGRAMS["right"], TestCode(TEST.replace("F(1))", "F(1)) ")), language="go")
+        )  # warm
         names = sorted(PROGRAMS)
-        results = ex.map(Program(PROGRAMS[n], TEST, language="go") for n in names)
+        results = ex.map(Program(PROGRAMS[n], TestCode(TEST), language="go") for n in names)
         direct = {n: statuses(r) for n, r in zip(names, results, strict=True)}
     made = {p.parent.name for p in builds.glob("go/*/_testmain.a")}
     # the three that build directly, and the warm-up where the shared Go cache was warm
     assert len(made) in (len(DIRECT), len(DIRECT) + 1)
     monkeypatch.setattr(go_build, "build_argv", lambda build, folder, fallback: fallback)
     with Executor("go", workers=2, limits=LIMITS, cache_dir=tmp_path / "plain") as ex:
-        results = ex.map(Program(PROGRAMS[n], TEST, language="go") for n in names)
+        results = ex.map(Program(PROGRAMS[n], TestCode(TEST), language="go") for n in names)
         fallback = {n: statuses(r) for n, r in zip(names, results, strict=True)}
     assert direct == fallback == EXPECTED
 

@@ -19,7 +19,7 @@ import pytest
 
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.types import Program, ProgramResult, TestCode
 from tests.languages.conftest import LIMITS, need, open_executor, run, statuses
 
 ATTACK_LIMITS = replace(LIMITS, timeout=3.0)
@@ -145,7 +145,7 @@ def _full_sandbox(attacks) -> None:
 def results(attacks) -> dict[tuple[str, str], ProgramResult]:
     """Every attack of every installed language, run two at a time."""
     jobs = [
-        (lang, name, Program(source, test, language=lang))
+        (lang, name, Program(source, TestCode(test), language=lang))
         for lang, programs, test, _ in CASES
         if get_language(lang).missing_toolchain() is None
         for name, source in programs.items()

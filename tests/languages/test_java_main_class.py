@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.compiled.languages.java import enclosing_class
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import need, statuses
 
 SOURCE = """import java.util.*;
@@ -45,5 +45,5 @@ def test_the_class_that_holds_main_is_run_not_a_local_class_before_it() -> None:
 
 def test_a_program_with_a_local_class_passes(foreign) -> None:
     need("java")
-    result = foreign.run(Program(SOURCE, TESTS, language="java"))
+    result = foreign.run(Program(SOURCE, TestCode(TESTS), language="java"))
     assert statuses(result) == ["pass", "pass"], [o.detail for o in result.outcomes]

@@ -129,7 +129,7 @@ class _TimedExecutor:
 def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys) -> None:
     from data_builders.execution.calibrate import calibrated_limits, load_policy
     from data_builders.execution.limits import ForeignLimits, assertion_policy
-    from data_builders.execution.types import Program, TestOutcome
+    from data_builders.execution.types import Program, TestCode, TestOutcome
 
     foreign = ForeignLimits(timeout=3.0, calibrated_floor=0.5)
     policy = assertion_policy(load_policy(), foreign, "js")
@@ -137,7 +137,7 @@ def test_calibrated_limits_follow_the_canonical_solution(tmp_path: Path, capsys)
     # assertion -> the 3 s cap (the canonical says nothing about how long it should take)
     ran = _TimedExecutor([TestOutcome("pass", 0.001), TestOutcome("pass", 0.1),
                           TestOutcome("wrong_answer", 0.0)])  # fmt: skip
-    reference = {"JavaScript/0": Program("canonical", JS_TASK["test"], language="js")}
+    reference = {"JavaScript/0": Program("canonical", TestCode(JS_TASK["test"]), language="js")}
 
     def calibrate(executor: _TimedExecutor) -> dict:
         return calibrated_limits(reference, executor, policy, tmp_path / "times.json", "js")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import LIMITS, need, statuses
 from tests.languages.test_hostile import FIND_JS, JS_TEST, LEAVE_JS
 from tests.languages.test_programs import JS
@@ -31,7 +31,7 @@ def one_runner(tmp_path: Path):
 
 
 def _run(ex: Executor, source: str, test: str = TWO_CASES) -> list[str]:
-    return statuses(ex.run(Program(source, test, language="js")))
+    return statuses(ex.run(Program(source, TestCode(test), language="js")))
 
 
 def test_statuses_equal_one_process_per_program(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_map_after_map_reuses_the_runners(tmp_path: Path) -> None:
     need("js")
     with Executor("js", workers=2, limits=LIMITS, cache_dir=tmp_path / "builds") as ex:
         for _ in range(3):
-            chunk = [Program(JS["correct"], THREE_CASES, language="js") for _ in range(4)]
+            chunk = [Program(JS["correct"], TestCode(THREE_CASES), language="js") for _ in range(4)]
             assert [statuses(r) for r in ex.map(chunk)] == [["pass"] * 3] * 4
         assert 1 <= len(ex.pool._runners) <= 2
         assert ex.pool.processes == 0

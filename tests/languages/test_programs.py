@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from data_builders.execution.compiled.languages import get_language
-from data_builders.execution.types import Program, ProgramResult
+from data_builders.execution.types import Program, ProgramResult, TestCode
 from tests.languages.conftest import need, run, statuses
 
 CPP_TEST = """#include<assert.h>
@@ -133,7 +133,7 @@ CASES = [
 def results(foreign) -> dict[tuple[str, str], ProgramResult]:
     """Every program of every installed language, run two at a time (builds in parallel)."""
     jobs = [
-        (lang, kind, Program(source, test, language=lang))
+        (lang, kind, Program(source, TestCode(test), language=lang))
         for lang, programs, test, _ in CASES
         if get_language(lang).missing_toolchain() is None
         for kind, source in programs.items()
@@ -198,7 +198,9 @@ def test_java_compile_server_and_command_line_agree(foreign, tmp_path) -> None:
     from data_builders.execution.executor import Executor
     from tests.languages.conftest import LIMITS
 
-    programs = [Program(JAVA[k], JAVA_TEST, language="java") for k in ("correct", "broken")]
+    programs = [
+        Program(JAVA[k], TestCode(JAVA_TEST), language="java") for k in ("correct", "broken")
+    ]
     with Executor(
         "java", workers=2, limits=LIMITS, cache_dir=tmp_path, compile_servers=False
     ) as plain:
@@ -224,7 +226,11 @@ def test_a_temporary_cache_keeps_builds_only_while_used() -> None:
 
     with Executor("cpp", workers=1, limits=LIMITS) as ex:
         for _ in range(2):
-            assert statuses(ex.run(Program(CPP["wrong"], CPP_TEST, language="cpp"))) == [P, P, W]
+            assert statuses(ex.run(Program(CPP["wrong"], TestCode(CPP_TEST), language="cpp"))) == [
+                P,
+                P,
+                W,
+            ]
         assert not [p for p in (ex.pool.cache_dir / "cpp").iterdir()]
         assert ex.pool.compiles == 2
 
@@ -240,7 +246,7 @@ def test_after_a_timeout_the_rest_run_under_the_shorter_limit(tmp_path) -> None:
     hang = "const f = (x) => {\n  while (true) {}\n}\n"
     limits = dataclasses.replace(LIMITS, after_timeout=0.2)
     with Executor("js", workers=1, limits=limits, cache_dir=tmp_path) as ex:
-        result = ex.run(Program(hang, JS_TEST, language="js"))
+        result = ex.run(Program(hang, TestCode(JS_TEST), language="js"))
     assert statuses(result) == [T, T, T]
     first, *rest = [o.time for o in result.outcomes]
     assert first >= 1.0 and all(t < 0.6 for t in rest), [o.time for o in result.outcomes]
@@ -263,14 +269,16 @@ def test_a_broken_compile_server_falls_back_to_the_command_line(tmp_path, monkey
         shared_cache_dir=tmp_path / "s",
     ) as ex:
         for kind in ("wrong", "correct"):  # the server build is tried once, then skipped
-            assert statuses(ex.run(Program(JAVA[kind], JAVA_TEST, language="java")))[:2] == [P, P]
+            assert statuses(ex.run(Program(JAVA[kind], TestCode(JAVA_TEST), language="java")))[
+                :2
+            ] == [P, P]
     assert capsys.readouterr().err.count("warning: java compile server failed") == 1
 
 
 def test_a_test_without_assertions_gives_no_tests(foreign) -> None:
     """HumanEval-X's Rust/32 test is commented out: nothing is verified, nothing passes."""
     result = foreign.run(
-        Program(JS["correct"], "/* console.assert(f(1) === 2) */\n", language="js")
+        Program(JS["correct"], TestCode("/* console.assert(f(1) === 2) */\n"), language="js")
     )
     assert result.n_tests == 0 and result.pass_ratio == 0.0 and not result.passed
 
@@ -285,6 +293,6 @@ def test_one_program_type_each_executor_refuses_the_other_kind(foreign) -> None:
         python.language == "python" and build_job(python, ExecutionLimits())["mode"] == "function"
     )
     with pytest.raises(ValueError, match="foreign executor"):
-        build_job(Program(JS["correct"], JS_TEST, language="js"), ExecutionLimits())
+        build_job(Program(JS["correct"], TestCode(JS_TEST), language="js"), ExecutionLimits())
     with pytest.raises(TypeError, match="Python executor"):
         foreign.run(python)

@@ -16,7 +16,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.
 
 from data_builders.execution.backend import ExecutorSettings, open_executor  # noqa: E402
 from data_builders.execution.executor import Executor  # noqa: E402
-from data_builders.execution.types import Program, ProgramResult  # noqa: E402
+from data_builders.execution.types import Program, ProgramResult, TestCode  # noqa: E402
 from tests.conftest import label_locally_and_on_ray  # noqa: E402
 from tests.languages.conftest import LIMITS, need  # noqa: E402
 from tests.languages.test_programs import CPP, CPP_TEST, JS, JS_TEST  # noqa: E402
@@ -38,7 +38,9 @@ def _programs() -> list[Program]:
     """Both languages mixed in one list, every kind of outcome; loops under 0.3 s."""
     kinds = ("correct", "wrong", "broken", "crash", "loop")
     programs = [
-        Program(table[kind], test, timeout=0.3 if kind == "loop" else None, language=language)
+        Program(
+            table[kind], TestCode(test), timeout=0.3 if kind == "loop" else None, language=language
+        )
         for kind in kinds
         for language, table, test in (("cpp", CPP, CPP_TEST), ("js", JS, JS_TEST))
     ]

@@ -12,7 +12,7 @@ import pytest
 
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.compiled.pool import ForeignPool
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import LIMITS, need
 
 TEST = """
@@ -43,7 +43,7 @@ PROGRAMS = {
 
 
 def _program(name: str) -> Program:
-    return Program(PROGRAMS[name], TEST, language="rust")
+    return Program(PROGRAMS[name], TestCode(TEST), language="rust")
 
 
 def test_a_batch_is_one_crate_whose_modules_are_the_drivers_files() -> None:
@@ -99,8 +99,8 @@ def test_groups_are_runs_of_one_batching_language(tmp_path: Path) -> None:
     pool = ForeignPool(workers=2, limits=LIMITS, isolation="rlimits", cache_dir=tmp_path)
     try:
         size = get_language("rust").compile_batch
-        programs = [Program(str(i), "", language="rust") for i in range(size + 4)]
-        programs[2:2] = [Program("c", "", language="cpp")]
+        programs = [Program(str(i), TestCode(""), language="rust") for i in range(size + 4)]
+        programs[2:2] = [Program("c", TestCode(""), language="cpp")]
         groups = list(pool._groups(programs))
         assert [len(g) for g in groups] == [2, 1, size, 2]
         assert [p for g in groups for p in g] == programs
@@ -153,7 +153,9 @@ def test_a_batch_without_compile_errors_is_one_build(
     before = batched.compiles
     names = ["right", "wrong", "half", "helper", "panics", "own_main"]
     # (new programs, not builds the cache already holds: a comment changes each one's text)
-    programs = [Program(PROGRAMS[n] + "// second run\n", TEST, language="rust") for n in names]
+    programs = [
+        Program(PROGRAMS[n] + "// second run\n", TestCode(TEST), language="rust") for n in names
+    ]
     results = list(batched.map(programs))
     assert batched.compiles == before + 1
     assert [r.outcomes[1].status for r in results] == [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from data_builders.execution.executor import Executor
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 from tests.languages.conftest import LIMITS, need, statuses
 
 # Short limits: every looping case costs one of them; after the first timeout, 0.1 s each
@@ -61,7 +61,7 @@ def _run_both(language: str, source: str, test: str, tmp_path: Path) -> dict[boo
             cache_dir=tmp_path / "builds",  # the second executor reuses the first's build
             speculative_resume=on,
         ) as ex:
-            result = ex.run(Program(source, test, language=language))
+            result = ex.run(Program(source, TestCode(test), language=language))
             got[on] = (statuses(result), ex.pool.resumes_ahead, ex.pool.resumes_ahead_kept)
     return got
 

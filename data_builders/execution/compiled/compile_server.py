@@ -20,11 +20,12 @@ import select
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from data_builders.execution.compiled.process import base_env
+from data_builders.execution.compiled.process import Command, base_env
+from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.process_group import kill_group
 from data_builders.execution.process_tree import Tree
 
@@ -48,7 +49,14 @@ class ServerFailedError(RuntimeError):
 class CompileServer:
     """One server process for one language, one request at a time."""
 
-    def __init__(self, spec: ServerSpec, home: Path, builds: Path, sandbox: Any, limits: Any):
+    def __init__(
+        self,
+        spec: ServerSpec,
+        home: Path,
+        builds: Path,
+        sandbox: Callable[..., Command],
+        limits: ForeignLimits,
+    ) -> None:
         """``sandbox(argv, rlimits, cwd, writable, readonly)`` wraps a command like the
         runner's other compiles; ``home`` holds the server's own build."""
         self.spec, self.home, self.builds = spec, home, builds

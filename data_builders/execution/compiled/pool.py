@@ -58,7 +58,7 @@ from data_builders.execution.compiled.sandbox import sandbox_command
 from data_builders.execution.isolation import COMPILED_LEVELS, plan_isolation, warn_once
 from data_builders.execution.limits import ForeignLimits
 from data_builders.execution.seccomp import COMPILED_RUN, export_bpf
-from data_builders.execution.types import Program, ProgramResult, TestOutcome
+from data_builders.execution.types import Program, ProgramResult, TestCode, TestOutcome
 
 MAP_WINDOW_PER_WORKER = 16
 """How far ``map`` may run ahead of the oldest unyielded program, per worker.
@@ -186,7 +186,7 @@ class ForeignPool(Compiling, Running, References):
     # -- public API -------------------------------------------------------------------
     def run(self, program: Program) -> ProgramResult:
         """Compile (or reuse) and run ``program`` (``program.tests``: the language's own
-        test code, one string); one outcome per assertion."""
+        test code, one :class:`TestCode`); one outcome per assertion."""
         language = self._language(program)
         with self._occupying():
             return self._run_alone(language, program, self._driver(language, program))
@@ -210,10 +210,10 @@ class ForeignPool(Compiling, Running, References):
     def _language(program: Program) -> Language:
         """``program``'s language module; a TypeError for a program with test objects (a
         Python program: the Python executor's), before its language is looked up."""
-        if not isinstance(program.tests, str):
+        if not isinstance(program.tests, TestCode):
             raise TypeError(
                 f"a {program.language!r} program with test objects runs on the Python executor;"
-                " here Program.tests is the language's own test code (a string)"
+                " here Program.tests is the language's own test code (a TestCode)"
             )
         return get_language(program.language)
 
@@ -225,7 +225,8 @@ class ForeignPool(Compiling, Running, References):
             raise ToolchainMissingError(missing)
         try:
             driver = self._reference_driver(language, program)
-            return driver or language.driver(program.source, program.tests)
+            assert isinstance(program.tests, TestCode)  # _language checked it
+            return driver or language.driver(program.source, program.tests.text)
         except (SplitError, ValueError):
             return None
 

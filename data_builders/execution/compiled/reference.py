@@ -26,7 +26,7 @@ from data_builders.execution.compiled.languages import Driver, Language, SplitEr
 from data_builders.execution.compiled.languages.computed import Reference, defined_names
 from data_builders.execution.compiled.values import JOptional, JsObject, Tagged, Turns, decode_value
 from data_builders.execution.limits import ForeignLimits
-from data_builders.execution.types import Program
+from data_builders.execution.types import Program, TestCode
 
 
 class References:
@@ -46,11 +46,12 @@ class References:
         run (None when the program has no reference, or the language takes none)."""
         if program.reference is None or not language.reference_cases:
             return None
-        assert isinstance(program.tests, str)
+        assert isinstance(program.tests, TestCode)
+        test = program.tests.text
         names = defined_names(program.reference, language.name)
-        values = self._reference_values(language, program.reference, program.tests, names)
+        values = self._reference_values(language, program.reference, test, names)
         reference = Reference(names, "candidate", frozenset(values))
-        driver = language.driver(program.source, program.tests, reference=reference)
+        driver = language.driver(program.source, test, reference=reference)
         checks = tuple(
             dataclasses.replace(check, expected=values[k])
             if check is not None and check.origin == "reference"

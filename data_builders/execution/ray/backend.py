@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from data_builders.errors import UserError
+from data_builders.execution.limits import ExecutorLimits
 from data_builders.execution.pools import open_local_pool
 from data_builders.execution.ray.schedule import Schedule
 from data_builders.execution.types import ExecutionLimits, ProgramResult
@@ -61,7 +62,7 @@ class ChunkRunner:
     def __init__(
         self,
         workers: int,
-        limits: Any,
+        limits: ExecutorLimits,
         isolation: str = "auto",
         die_on_chunk: int | None = None,
         language: str = "python",
@@ -96,7 +97,7 @@ class ChunkRunner:
         self._executor.close()
 
 
-def _default_limits(language: str) -> Any:
+def _default_limits(language: str) -> ExecutorLimits:
     if language == "python":
         return ExecutionLimits()
     from data_builders.execution.limits import ForeignLimits
@@ -183,7 +184,7 @@ class RayPool:
 
     def __init__(
         self,
-        limits: ExecutionLimits | None = None,
+        limits: ExecutorLimits | None = None,
         address: str | None = None,
         num_cpus: int | None = None,
         cpus_per_actor: int | None = None,
