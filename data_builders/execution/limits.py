@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from data_builders.execution.types import ExecutionLimits
+from data_builders.languages import COMPILED  # the sections a compiled language may have
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "build" / "limits.yaml"
-COMPILED = ("cpp", "java", "js", "go", "rust")  # the sections a compiled language may have
 PER_LANGUAGE = ("calibrated_floor",)  # the keys a compiled language's own section may set
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from data_builders.errors import UserError
 from data_builders.jsonl import read_jsonl
+from data_builders.languages import TABLE
 from data_builders.problems.base import Problem, task_number
 from data_builders.problems.mbpp import hub_offline
 from data_builders.problems.stops import cut_at_stops
@@ -32,9 +33,11 @@ if TYPE_CHECKING:
     from data_builders.execution import Program
 
 HUB_NAME = "THUDM/humaneval-x"
-PREFIXES = {"CPP": "cpp", "Java": "java", "JavaScript": "js", "Go": "go", "Rust": "rust"}
-HUB_CONFIGS = {"cpp": "cpp", "java": "java", "js": "js", "go": "go", "rust": "rust"}
-LANGUAGE_NAMES = {"cpp": "C++", "java": "Java", "js": "JavaScript", "go": "Go", "rust": "Rust"}
+# From the language table: task-id prefix -> language, language -> hub config, and the
+# languages HumanEval-X is read in -> their display names.
+PREFIXES = {i.humaneval_x_prefix: i.name for i in TABLE if i.humaneval_x_prefix}
+HUB_CONFIGS = {i.name: i.humaneval_x_config for i in TABLE if i.humaneval_x_config}
+LANGUAGE_NAMES = {i.name: i.display for i in TABLE if i.humaneval_x_config}
 CPP_HELPERS = (
     "#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
     "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
