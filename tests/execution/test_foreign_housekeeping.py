@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from data_builders.execution.compiled.build import DeferredRemoval
-from data_builders.execution.process_tree import Tree
+from data_builders.execution.processes import Tree
 
 
 def test_a_removed_folder_is_gone_at_once_and_the_trash_emptied_on_close(tmp_path: Path) -> None:

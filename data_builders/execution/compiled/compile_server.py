@@ -24,10 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_builders.execution.compiled.process import Command, base_env
+from data_builders.execution.compiled.process import Command, base_env, start_sandboxed
 from data_builders.execution.limits import ForeignLimits
-from data_builders.execution.process_group import kill_group
-from data_builders.execution.process_tree import Tree
+from data_builders.execution.processes import Tree, kill_group, wall_backstop
 
 
 @dataclass(frozen=True)
@@ -92,18 +91,9 @@ class CompileServer:
             writable=[self.builds],
             readonly=[self.home],
         )
-        argv, pass_fds = command.argv, []
-        if command.seccomp_file is not None:  # bubblewrap reads the filter from a descriptor
-            pass_fds.append(os.open(command.seccomp_file, os.O_RDONLY))
-            argv = [a.replace("{seccomp_fd}", str(pass_fds[0])) for a in argv]
-        try:
-            return subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd=command.cwd, env=base_env(), start_new_session=True, pass_fds=pass_fds,
-            )  # fmt: skip
-        finally:
-            for fd in pass_fds:
-                os.close(fd)
+        return start_sandboxed(
+            command, base_env(), subprocess.PIPE, subprocess.DEVNULL, None, stdin=subprocess.PIPE
+        )
 
     def compile(self, build: Path) -> tuple[bool, str, str | None]:
         """(ok, diagnostics, limit broken or None) for the sources in ``build``."""
@@ -139,7 +129,7 @@ class CompileServer:
                     broken = "timeout"
                 elif tree.rss_mb() > self._limits.compile_memory_mb + 512:
                     broken = "memory"
-                elif time.monotonic() - wall0 > self._limits.max_wall_factor * limit + 10:
+                elif time.monotonic() - wall0 > wall_backstop(limit, self._limits.max_wall_factor):
                     broken = "timeout"
                 if broken:
                     self._stop()

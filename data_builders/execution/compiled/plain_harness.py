@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_builders.execution.process_group import kill_group
+from data_builders.execution.processes import kill_group
 from data_builders.languages import COMPILED, language_info
 
 JAVATUPLES = ("/usr/share/java/javatuples.jar",)

@@ -5,7 +5,8 @@ command is started with its result pipe, its reports are read as they come, and 
 resident memory and wall time of its whole process tree (bubblewrap, the runtime and its
 threads) are checked every 10 ms against the current phase's limit (loading, then each
 case); the process group is killed on a limit. Which reports count and when a phase is over
-its limit: ``watch.py``; the tree's CPU time and memory: ``process_tree.py``.
+its limit: ``watch.py``; the tree's CPU time and memory, and killing its group: the
+families' shared ``processes.py``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from data_builders.execution.compiled.watch import CaseWatch, End, Watch
-from data_builders.execution.process_group import kill_group
-from data_builders.execution.process_tree import Tree
+from data_builders.execution.processes import Tree, kill_group
 
 _POLL = 0.01
 # A report line longer than this (a value beyond the support code's cap) is dropped.
@@ -119,13 +119,14 @@ def supervise(
 def start_sandboxed(
     command: Command,
     env: dict[str, str],
-    out: IO[bytes],
-    err: IO[bytes],
+    out: IO[bytes] | int,
+    err: IO[bytes] | int,
     write_fd: int | None,
     stdin: int | None,
 ) -> subprocess.Popen[bytes]:
     """Start ``command`` in its own session with the seccomp filter's and the result
-    descriptor's fds passed down (and closed here: the child holds them now)."""
+    descriptor's fds passed down (and closed here: the child holds them now). Every sandboxed
+    process of the compiled languages starts here: a run, a runner, a compile server."""
     pass_fds: list[int] = []
     seccomp_fd = None
     argv = command.argv

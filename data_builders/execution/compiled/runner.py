@@ -26,8 +26,7 @@ from pathlib import Path
 
 from data_builders.execution.compiled.process import Command, read_lines, start_sandboxed, tail
 from data_builders.execution.compiled.watch import CaseWatch, End, Watch
-from data_builders.execution.process_group import kill_group
-from data_builders.execution.process_tree import Tree
+from data_builders.execution.processes import Tree, kill_group
 
 STOP_GRACE = 1.0
 """Wall seconds a runner has to stop a program past its limit before the host kills it (V8

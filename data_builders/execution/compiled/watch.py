@@ -4,8 +4,13 @@ Why a module of its own: the reports (``S``/``P``/``F``/``E``/``M``/``V`` lines 
 token, ``languages/base.py``) are where a hostile program can lie, so the rules for which
 report counts (``CaseWatch.report``, ``parse_report``) are kept apart from starting and
 reading the process (``process.py``). The same watch serves a process of its own
-(``foreign_process.supervise``) and a long-lived runner that runs many programs
-(``runner.py``); the process tree it measures: ``process_tree.py``.
+(``process.supervise``) and a long-lived runner that runs many programs
+(``runner.py``); the process tree it measures and the wall-clock backstop: ``processes.py``.
+
+Why not one watch with Python's (``python/worker_supervision.py``): the reports are each
+family's own wire format (these lines are written by the support code compiled into the
+program), and a compiled program cannot stop itself at its CPU limit as a Python child does
+(SIGPROF), so here the host polls the tree against each case's limit.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from data_builders.execution.process_tree import Tree
+from data_builders.execution.processes import Tree, wall_backstop
 
 _BAD = {"pass": 0, "wrong_answer": 1, "runtime_error": 2, "memory": 2, "timeout": 2, "signal": 2}
 _CODES = {"P": "pass", "F": "wrong_answer", "E": "runtime_error", "M": "memory"}
@@ -49,7 +54,7 @@ class CaseWatch:
     """The reports of one program's run and the limit of the phase it is in (loading, then
     each case), checked against its process tree's CPU, memory and wall time.
 
-    Shared by a process of its own (``foreign_process.supervise``) and a long-lived runner that runs
+    Shared by a process of its own (``process.supervise``) and a long-lived runner that runs
     many programs (``runner.py``): CPU is counted from ``cpu_origin``, the tree's
     CPU when this program started.
     """
@@ -179,7 +184,7 @@ class CaseWatch:
         cpu = tree.cpu()
         if cpu - self.phase_cpu > self.limit:
             return "timeout"
-        if now - self.phase_wall > self.watch.wall_factor * self.limit + 10:
+        if now - self.phase_wall > wall_backstop(self.limit, self.watch.wall_factor):
             return "timeout"
         # Progress: the CPU time passed a clock tick (as /proc counts it: not every
         # nanosecond, a process blocked in a wait spends microseconds waking), or a thread

@@ -27,7 +27,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.process_group import kill_group
+from data_builders.execution.processes import kill_group
 from data_builders.execution.python.child import (
     REPLAY_SEED,
     install_timeout_handler,

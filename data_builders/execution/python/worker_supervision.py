@@ -7,6 +7,11 @@ the test body runs here, never in the child), and decides when the child is stal
 CPU use, so a child starved of CPU by a loaded machine gets more wall time, up to an absolute
 backstop. :class:`ChildLink` reads the child's result pipe and carries the judge's calls to
 the child and its replies back.
+
+What the compiled languages share with it (killing a process group, reading ``/proc``, the
+wall-clock backstop) is ``processes.py``; what stays here and not in one watch with theirs
+(``compiled/watch.py``): the child stops itself at its CPU limit (SIGPROF), so it is only
+looked at when it has gone quiet, and its results are JSON lines, not their tokened reports.
 """
 
 from __future__ import annotations
@@ -19,24 +24,13 @@ import time
 from collections import deque
 from typing import Any
 
+from data_builders.execution.processes import proc_stat, wall_backstop
 from data_builders.execution.python.child import Timeout, test_limit
 from data_builders.execution.python.judge import ChildGone, judge, setup_namespace
 from data_builders.execution.statuses import STATUSES
 
 _CHECK_INTERVAL = 0.25
 CHILD_STATUSES = frozenset(STATUSES) | {"ok", "serve"}
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _child_cpu(pid: int) -> tuple[float, bool] | None:
-    """CPU seconds used by a process and whether it is runnable (running or waiting for a
-    CPU), from /proc (None when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK, fields[0] == b"R"
 
 
 class Supervision:
@@ -50,7 +44,7 @@ class Supervision:
         self.kill_reason: tuple[str, str] | None = None
         self.protocol_error = ""
         self.max_line = 4 * job["max_output"] + 4096
-        self.backstop = job["max_wall_factor"] * self.timeout + 10.0
+        self.backstop = wall_backstop(self.timeout, job["max_wall_factor"])
         self.cpu_at_start = 0.0  # a forked child's CPU clock starts at zero
         self.link: ChildLink | None = None
         self.scope: dict[str, Any] | None = None  # the test setup's names, for the judge
@@ -61,7 +55,7 @@ class Supervision:
         job = self.job
         if self.loaded and self.next_index < len(job["tests"]):
             self.timeout = float(test_limit(job, self.next_index, job["_timeouts"] > 0))
-        self.backstop = job["max_wall_factor"] * self.timeout + 10.0
+        self.backstop = wall_backstop(self.timeout, job["max_wall_factor"])
         self.test_started = time.monotonic()
         self.last_check = self.test_started
         self.last_cpu = self.cpu_at_start
@@ -77,7 +71,7 @@ class Supervision:
     def stalled(self, pid: int) -> bool:
         """Called when no message came in time: kill if blocked long or past the backstop."""
         now = time.monotonic()
-        reading = _child_cpu(pid)
+        reading = proc_stat(f"/proc/{pid}/stat")
         if reading is None:
             return False  # exiting; the pidfd will fire
         cpu, runnable = reading

@@ -35,7 +35,7 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
-from data_builders.execution.process_group import kill_group
+from data_builders.execution.processes import kill_group
 from data_builders.execution.python.child import write_all
 
 if TYPE_CHECKING:
