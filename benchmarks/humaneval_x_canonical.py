@@ -30,6 +30,7 @@ import _harness
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program, TestCode
+from data_builders.languages import HUMANEVAL_X
 from data_builders.problems.humaneval_x import (
     canonical_solution,
     load_humaneval_x_file,
@@ -40,7 +41,7 @@ from data_builders.problems.humaneval_x import (
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data/humaneval_x"))
-    parser.add_argument("--languages", default="cpp,java,js,go,rust")
+    parser.add_argument("--languages", default=",".join(HUMANEVAL_X))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-problems", type=int, default=None)
     parser.add_argument(
