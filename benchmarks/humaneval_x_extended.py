@@ -24,7 +24,7 @@ from pathlib import Path
 
 import _harness
 
-from data_builders.dataset.humaneval_x import humaneval_suites
+from data_builders.dataset.humaneval_suites import humaneval_suites
 from data_builders.execution.compiled.languages import get_language
 from data_builders.execution.executor import Executor
 from data_builders.execution.types import Program, TestCode

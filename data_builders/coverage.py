@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from data_builders.dataset.humaneval_x import humaneval_suites
+    from data_builders.dataset.humaneval_suites import humaneval_suites
 
     languages = [x.strip() for x in args.languages.split(",") if x.strip()]
     unknown = sorted(set(languages) - set(LANGUAGES))
