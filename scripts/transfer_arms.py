@@ -116,6 +116,21 @@ def verdicts(means: dict[str, float | None], builds_on: dict[str, str], gap: flo
     return lines
 
 
+def schedule_verdict(means: dict[str, float | None], schedule: dict[str, str], gap: float) -> str:
+    """Amendment 3's rule: ``make quality`` keeps its incumbent schedule (``incumbent``, I's
+    fine-tuned encoder) unless the ``challenger`` (the frozen encoder) beats it by more than
+    ``gap`` on the mean over folds."""
+    incumbent, challenger = schedule["incumbent"], schedule["challenger"]
+    mine, theirs = means.get(incumbent), means.get(challenger)
+    if mine is None or theirs is None:
+        return f"schedule: not decided ({incumbent} or {challenger} has a fold to run)"
+    switch = theirs - mine > gap
+    return (
+        f"schedule: {challenger} {theirs:.3f} vs {incumbent} {mine:.3f} ({theirs - mine:+.3f}) -> "
+        + (f"SWITCH to {challenger}'s schedule" if switch else f"keep {incumbent}'s schedule")
+    )
+
+
 def table() -> str:
     settings = protocol()
     metric, folds = settings["metric"], settings["folds"]
@@ -129,6 +144,8 @@ def table() -> str:
         rows.append(f"| {arm} | {' | '.join(shown)} | {'—' if mean is None else f'{mean:.3f}'} |")
     rows.append("")
     rows += verdicts(means, settings["builds_on"], margin())
+    if "schedule" in settings:
+        rows.append(schedule_verdict(means, settings["schedule"], margin()))
     return "\n".join(rows)
 
 

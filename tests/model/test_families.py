@@ -56,7 +56,7 @@ def test_sample_reads_the_rows_generator():
     assert row.generator == "gpt-4"
 
 
-@pytest.mark.parametrize("arm", ["T0", "T1", "T2", "T3"])
+@pytest.mark.parametrize("arm", ["T0", "T1", "T2", "T3", "T4", "TI"])
 def test_transfer_arms_compose_with_every_family_named(arm):
     """Every arm of the pre-registered protocol composes, holds a family out and names the
     generators of every shelf file it reads in some family."""
@@ -106,3 +106,15 @@ def test_load_families_reads_the_config_in_order_and_names_a_file_without_them(t
     empty.write_text("name: plain\n")
     with pytest.raises(DatasetFormatError, match="plain.yaml has no families"):
         load_families(empty)
+
+
+def test_schedule_rule_switches_only_when_the_frozen_proxy_wins_by_the_margin():
+    """Amendment 3: make quality keeps I's fine-tuned schedule unless the frozen T0 beats it by
+    more than the margin; an arm with a fold left to run decides nothing."""
+    from unice.testing import load_script
+
+    arms = load_script("transfer_arms")
+    schedule = {"incumbent": "TI", "challenger": "T0"}
+    assert "keep TI" in arms.schedule_verdict({"TI": 0.40, "T0": 0.415}, schedule, 0.02)
+    assert "SWITCH to T0" in arms.schedule_verdict({"TI": 0.38, "T0": 0.408}, schedule, 0.02)
+    assert "not decided" in arms.schedule_verdict({"TI": None, "T0": 0.408}, schedule, 0.02)
