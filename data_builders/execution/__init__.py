@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from data_builders.execution.executor import Executor, ExecutorUnavailableError
     from data_builders.execution.limits import DEFAULT_CONFIG as DEFAULT_LIMITS_FILE
     from data_builders.execution.limits import (
+        ExecutorLimits,
         ForeignLimits,
         LimitConfigError,
         LimitPolicy,
@@ -105,6 +106,7 @@ _HOMES: dict[str, tuple[str, str]] = {
     **{
         name: ("limits", name)
         for name in (
+            "ExecutorLimits",
             "ForeignLimits",
             "LimitConfigError",
             "LimitPolicy",
@@ -143,6 +145,7 @@ __all__ = [
     "DEFAULT_LIMITS_FILE",
     "ExecutionLimits",
     "Executor",
+    "ExecutorLimits",
     "ExecutorSettings",
     "ExecutorUnavailableError",
     "ForeignLimits",

@@ -18,6 +18,14 @@ Standard-output rule (:func:`stdout_matches`), in order:
 
 Nothing looser (case folding, ignoring all whitespace, set-of-lines) is applied: those rules
 in APPS's harness admit wrong programs.
+
+The one comparison module of both language families: what they compare the same way is here
+(:func:`within_tolerance`, the ``abs(actual - expected) < tol`` of a test in any language),
+with Python's own comparisons. What stays with the compiled languages, and why
+(``compiled/semantics.py``, ``compiled/js_semantics.py``): each language's own ``==``, which
+Python's is not (C++'s conversion of a literal to ``float``, Java's boxing and interned
+strings, Rust's typed constants, Go's ``reflect.DeepEqual``, JavaScript's ``==`` and
+``===``), applied to ``compiled/values.py``'s typed values.
 """
 
 from __future__ import annotations
@@ -76,6 +84,14 @@ def stdout_matches(actual: str, expected: str) -> bool:
     )
 
 
+def within_tolerance(difference: float, tol: float, inclusive: bool) -> bool:
+    """``difference <= tol`` (``inclusive``) or ``difference < tol``: how every language's
+    ``assert abs(actual - expected) < tol`` (or ``<=``) holds. Python's ``abs_lt``/``abs_le``
+    CallTests and the compiled languages' ``close`` and ``poly`` checks (``compiled/checks.py``)
+    all decide here; a NaN difference holds neither way."""
+    return difference <= tol if inclusive else difference < tol
+
+
 def call_matches(test: CallTest, value: Any) -> bool:
     """Compare a decoded return value with the test's expectation, as the assert would.
 
@@ -93,6 +109,6 @@ def call_matches(test: CallTest, value: Any) -> bool:
         if test.compare == "falsy":
             return not value
         difference = abs(value - test.expected)
-        return bool(difference < test.tol if test.compare == "abs_lt" else difference <= test.tol)
+        return bool(within_tolerance(difference, test.tol, test.compare == "abs_le"))
     except (TypeError, ValueError, ArithmeticError, RecursionError):
         return False

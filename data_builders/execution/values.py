@@ -18,6 +18,16 @@ Big integers: CPython refuses decimal ``int <-> str`` conversions beyond 4,300 d
 the host never does it: the codec uses hex (no limit), and host code that must handle decimal
 text or show a value uses :func:`int_from_decimal`, :func:`int_to_decimal` and
 :func:`short_repr`, which work at any size under the default limit.
+
+One envelope, two vocabularies: the compiled languages' values (``compiled/values.py``) use
+the same tagged JSON (a one-key ``{"$tag": payload}`` object, nesting capped at 200 levels)
+and the host-side helpers here (:func:`short_repr` shows their values too), but their own
+tags, and they decode into typed stand-ins (a C++ ``float``, a Java ``Long``, a Go value with
+its type) where this codec decodes into exact Python values. Why not one vocabulary: each
+side's values are written inside the sandbox (this module's :func:`encode_value` in the
+Python child; each language's support code, compiled into its program), so a shared
+vocabulary would change what runs there, and a comparison needs what the other side cannot
+give: Python's ``(1, 2) != [1, 2]`` needs the tuple, Java's ``Long(1).equals(1)`` the class.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from data_builders.execution.compare import within_tolerance
 from data_builders.execution.compiled.js_semantics import (
     js_deep_equal,
     js_json,
@@ -50,6 +51,7 @@ from data_builders.execution.compiled.semantics import (
     rust_eq,
 )
 from data_builders.execution.compiled.values import F32, GoValue, Turns, decode_value, to_f32
+from data_builders.execution.values import short_repr
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ def _judge_one(check: Check, actual: Any) -> tuple[str, str]:
         held = False
     if held:
         return "pass", ""
-    return "wrong_answer", f"got {_short(actual)}"
+    return "wrong_answer", f"got {short_repr(actual)}"
 
 
 def judge_series(
@@ -184,11 +186,6 @@ def _worse(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
     return b if _RANK.get(b[0], 2) > _RANK.get(a[0], 2) else a
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
 def _holds(check: Check, actual: Any) -> bool:
     if check.origin == "self":  # the pair (left, right), both the candidate's
         if not isinstance(actual, list) or len(actual) != 2:
@@ -206,7 +203,7 @@ def _compare(check: Check, actual: Any) -> bool:
         value = abs(poly(xs, x))
         if op == "poly_above":
             return value > check.tol
-        return value <= check.tol if check.inclusive else value < check.tol
+        return within_tolerance(value, check.tol, check.inclusive)
     if lang == "java":
         return _java_compare(check, actual)
     if lang == "rust":
@@ -237,8 +234,7 @@ def _compare(check: Check, actual: Any) -> bool:
         return cpp_eq(actual, check.expected, f32=False)
     if op == "close":
         number = js_to_number(actual) if lang == "js" else cpp_number(actual)
-        diff = abs(number - check.expected)
-        return diff <= check.tol if check.inclusive else diff < check.tol
+        return within_tolerance(abs(number - check.expected), check.tol, check.inclusive)
     if op == "issame":
         return cpp_issame(actual, check.expected, check.tol, check.f32)
     if op == "json":
@@ -305,5 +301,4 @@ def _go_numbers(value: Any) -> Any:
 
 
 def _holds_close(check: Check, number: float) -> bool:
-    diff = abs(number - check.expected)
-    return diff <= check.tol if check.inclusive else diff < check.tol
+    return within_tolerance(abs(number - check.expected), check.tol, check.inclusive)

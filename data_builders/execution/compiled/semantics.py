@@ -1,6 +1,10 @@
 """The comparisons of C++, Java, Rust and Go tests, applied on the host to a program's value
 and a constant read from the test (``checks.py`` picks one per assertion; JavaScript's
-are ``js_semantics.py``)."""
+are ``js_semantics.py``).
+
+Why these are not in ``execution/compare.py``, the comparison module both families share:
+each is its language's own ``==`` on its own typed values (``values.py``), which is not
+Python's; the rule they do share, a tolerance, is ``compare.within_tolerance``."""
 
 from __future__ import annotations
 

@@ -16,6 +16,10 @@ Serialisation (tagged JSON, written by each language's support code):
   ``{"$float": "nan" | "inf" | "-inf"}``, ``{"$undefined": 1}``, ``{"$bigint": "<decimal>"}``,
   ``{"$function": 1}``, ``{"$symbol": 1}``; ``{"$opaque": 1}`` (a C++ type the support code
   cannot write) and ``{"$toolong": 1}`` (a value past ``MAX_VALUE_BYTES``) equal nothing.
+
+Python's values (``execution/values.py``) travel in the same envelope with tags of their own;
+why the two vocabularies stay apart is said there (each is written inside the sandbox, and each
+decodes into what its language's comparisons need).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from data_builders.errors import UserError
 from data_builders.execution.limits import ExecutorLimits
 from data_builders.execution.pools import open_local_pool
 from data_builders.execution.ray.schedule import Schedule
-from data_builders.execution.types import ExecutionLimits, ProgramResult
+from data_builders.execution.types import ExecutionLimits, Program, ProgramResult
 
 INSTALL_HINT = "pip install 'ray==2.60.0' (or pip install -e '.[cluster]')"
 CLOSE_SECONDS = 10.0  # an actor's executor gets this long to close before the actor is killed
@@ -84,7 +84,7 @@ class ChunkRunner:
             "pid": os.getpid(),
         }
 
-    def run_chunk(self, programs: list[Any]) -> list[ProgramResult]:
+    def run_chunk(self, programs: list[Program]) -> list[ProgramResult]:
         """The programs' results, in order."""
         with self._lock:
             self._chunks += 1
@@ -292,7 +292,7 @@ class RayPool:
         self._spawn(cpus, node)
 
     # -- running --------------------------------------------------------------------------
-    def map(self, programs: Iterable[Any]) -> Iterator[ProgramResult]:
+    def map(self, programs: Iterable[Program]) -> Iterator[ProgramResult]:
         """Results of ``programs`` in input order (the input is read a bounded stretch ahead).
 
         ``programs``: any iterable of programs; with a length, chunks shrink so that every
@@ -307,7 +307,7 @@ class RayPool:
         for results in Schedule(self, iter(programs), size).chunks():
             yield from results
 
-    def run(self, program: Any) -> ProgramResult:
+    def run(self, program: Program) -> ProgramResult:
         """Run one program on some actor."""
         return next(iter(self.map([program])))
 
