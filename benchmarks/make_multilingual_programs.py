@@ -13,6 +13,11 @@ agreement between harnesses; nothing here comes from MultiPL-E's data (never tra
     python benchmarks/make_multilingual_programs.py --problems-file ../shared/data/humaneval_x/humaneval_cpp.jsonl.gz \\
         --language cpp --max-problems 20 --mutants 3 --out-samples /tmp/cpp_samples.jsonl
 
+``--wrong next-task`` writes the ``executor_x`` mix instead of mutants: each task's canonical
+solution and the NEXT task's canonical solution as a wrong program (the last task takes the
+first's), which often does not compile or fails at once, as a wrong program in real output does
+(issue 45 item 5's speed mix for ``label_vs_plain_harness.py``).
+
 The mutants and rows are ``data_builders.problems.multipl_e_rows``'s. ``--smoke``: a JavaScript
 task made here, as MultiPL-E rows, written to a scratch folder (no toolchain needed).
 """
@@ -40,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-problems", type=int, default=None)
     parser.add_argument("--mutants", type=int, default=3, help="mutants per task")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--wrong",
+        default="mutants",
+        choices=("mutants", "next-task"),
+        help="wrong programs: --mutants mutants per task, or the next task's canonical solution",
+    )
     parser.add_argument("--out-samples", type=Path, help="required")
     parser.add_argument(
         "--out-problems", type=Path, help="MultiPL-E rows (with --format multipl-e)"
@@ -73,7 +84,7 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> int:
         return 2
     rng = random.Random(args.seed)
     rows, samples, skipped = [], [], []
-    for problem in problems:
+    for index, problem in enumerate(problems):
         number = problem.task_id.split("/")[1]
         task_id = problem.task_id
         if args.format == "multipl-e":
@@ -84,7 +95,11 @@ def benchmark(args: argparse.Namespace, report: _harness.Report) -> int:
                 continue
             rows.append(row)
         canonical = canonical_solution(problem)
-        for completion in [canonical, *mutants(canonical, args.mutants, rng)]:
+        if args.wrong == "next-task":
+            wrong = [canonical_solution(problems[(index + 1) % len(problems)])]
+        else:
+            wrong = mutants(canonical, args.mutants, rng)
+        for completion in [canonical, *wrong]:
             samples.append({"task_id": task_id, "completion": completion})
     write_jsonl(args.out_samples, samples)
     if rows:

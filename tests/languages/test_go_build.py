@@ -1,7 +1,7 @@
 """Go's direct build (``languages/go_build.py``): compile, vet and link without the ``go``
 command, the same statuses as ``go test -c``, and ``go test -c`` wherever the direct build
-cannot do what it does (a compile error, a vet finding, an import it does not have,
-``TestMain``)."""
+cannot do what it does (a vet finding, an import it does not have, ``TestMain``); a compile
+error of the program's own is final in the direct build."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ PROGRAMS = {
     "wrong": 'func F(x int) int { return x }\nfunc S(s string) string { return s + "b" }\n',
     "panics": 'func F(x int) int { var a []int; return a[x] }\nfunc S(s string) string { return s + "b" }\n',
     "compile_error": "func F(x int) int { return y }\nfunc S(s string) string { return s }\n",
+    # the compiler's own errors only: the direct build's error, without go test -c after it
+    "unused_import": 'import "math"\nfunc F(x int) int { return y }\n'
+    "func S(s string) string { return s }\n",
     # vet's printf check fails go test -c's build: the direct build must fail it too
     "vet_finding": 'import "fmt"\nfunc F(x int) int { return x + 1 }\n'
     'func S(s string) string { return fmt.Sprintf("%d", s) }\n',
@@ -49,11 +52,13 @@ EXPECTED = {
     "wrong": ["wrong_answer", "pass"],
     "panics": ["runtime_error", "pass"],
     "compile_error": ["compile_error"] * 2,
+    "unused_import": ["compile_error"] * 2,
     "vet_finding": ["compile_error"] * 2,
     "internal_import": ["compile_error"] * 2,
     "test_main": ["pass", "pass"],
 }
-DIRECT = {"right", "wrong", "panics"}  # the others are go test -c's (fallback) builds
+DIRECT = {"right", "wrong", "panics"}  # built directly; the compile errors below stop there
+FINAL_ERRORS = {"compile_error", "unused_import"}  # the others are go test -c's (fallback)
 
 
 def test_testmain_lists_tests_in_order_and_defers_what_it_cannot_write() -> None:
@@ -84,6 +89,10 @@ def test_direct_builds_give_go_test_c_statuses(tmp_path: Path, monkeypatch) -> N
     made = {p.parent.name for p in builds.glob("go/*/_testmain.a")}
     # the three that build directly, and the warm-up where the shared Go cache was warm
     assert len(made) in (len(DIRECT), len(DIRECT) + 1)
+    # the package's compile error is final in the direct build (its log kept), no go test -c
+    errors = [p for p in builds.glob("go/*/compile.log") if p.stat().st_size]
+    assert len(errors) == len(FINAL_ERRORS)
+    assert all(p.read_text().startswith(str(p.parent)) for p in errors)  # the compiler's own
     monkeypatch.setattr(go_build, "build_argv", lambda build, folder, fallback: fallback)
     with Executor("go", workers=2, limits=LIMITS, cache_dir=tmp_path / "plain") as ex:
         results = ex.map(Program(PROGRAMS[n], TestCode(TEST), language="go") for n in names)

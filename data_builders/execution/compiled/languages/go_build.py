@@ -14,9 +14,13 @@ kept, paths relative to the toolkit. A program's build then compiles, vets, comp
 ``go test``'s main (written here from the test's ``Test`` functions, as ``go test`` writes
 it) and links, with the same flags ``go test -c -ldflags=-s -w`` uses.
 
-Anything the direct build does not do exactly as ``go test -c`` would falls back to
-``go test -c`` itself, which then gives the build (or its error) as before: any step that
-fails (a compile error, a vet finding, an import outside :data:`PACKAGES` — internal and
+A compile error in the program's package (the compiler's status 2, diagnostics only, none that it
+could not import a package) is the build's error at once: ``go test -c`` runs the same compiler on the same files
+and stops there too, after loading the packages and hashing the standard library again (a
+wrong program that does not compile is common in real output; issue 45 item 5). Anything else
+the direct build does not do exactly as ``go test -c`` would falls back to ``go test -c``
+itself, which then gives the build (or its error) as before: any other step that fails (a
+compile error where an import is missing, a vet finding, an import outside :data:`PACKAGES` — internal and
 cgo packages included —, a wrong test signature), a test with ``TestMain``, benchmarks,
 examples or fuzz targets (no generated main then), a build folder whose path the script
 cannot quote, or a toolkit that could not be made; and the first build on a cold shared
@@ -108,13 +112,20 @@ _BUILD = r"""T=$1 B=$2 TD=$3 GV=$4
 # A cold shared cache is filled by go test -c, as before (foreign.py: under 10x the limits),
 # so that a later fallback never has to fill it under one build's limits.
 [ -f "$GOCACHE/.unice-warm" ] || exec go test -c "-ldflags=-s -w" -o prog.test .
+final_error() {  # the package's own compile error: go test -c stops at the same error
+  L="$B/compile.log"
+  [ "$1" -eq 2 ] && [ -s "$L" ] && ! grep -qE "could not import|can.t find import" "$L" &&
+    ! grep -qvE '^[^ ]+[.]go:[0-9]+:[0-9]+: |^[[:space:]]' "$L" || return 0
+  kill $V; wait $V; cat "$L" >&3; exit 1
+}
 direct() {  # (vet reads the sources and the toolkit only: it runs beside the build)
   [ -f "$B/_testmain.go.in" ] && cd "$T" || return 1
   sed "s|@BUILD@|$B|g" vet.cfg.in > "$B/vet.cfg" || return 1
   TERM=dumb "$TD/vet" -atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf \
     -stringintconv "$B/vet.cfg" & V=$!
   if "$TD/compile" -o "$B/_pkg_.a" -p "_$B" -complete -goversion "$GV" -c=2 -D "_$B" \
-      -importcfg importcfg.compile -pack "$B/aaa_unice_support_test.go" "$B/main_test.go" &&
+      -importcfg importcfg.compile -pack "$B/aaa_unice_support_test.go" "$B/main_test.go" \
+      > "$B/compile.log" 2>&1 || { final_error $?; false; } &&
     { cat importcfg.link; echo "packagefile _$B=$B/_pkg_.a"; } > "$B/importcfg.link" &&
     sed "s|@BUILD@|$B|g" "$B/_testmain.go.in" > "$B/_testmain.go" &&
     "$TD/compile" -o "$B/_testmain.a" -p main -complete -goversion "$GV" -c=2 -nolocalimports \
@@ -125,8 +136,10 @@ direct() {  # (vet reads the sources and the toolkit only: it runs beside the bu
   else kill $V; wait $V; return 1
   fi
 }
+exec 3>&2
 direct >/dev/null 2>&1 && exit 0
-cd "$B" && rm -f prog.test _pkg_.a _testmain.a _testmain.go vet.cfg vet.out importcfg.link
+cd "$B" && rm -f prog.test _pkg_.a _testmain.a _testmain.go vet.cfg vet.out importcfg.link \
+  compile.log
 exec go test -c "-ldflags=-s -w" -o prog.test .
 """
 
