@@ -19,13 +19,14 @@ references as the baseline column does; on CoNaLa the two differ on the 16 inten
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from unice.data.score_store import PairScoreStore
+from unice.data.score_store import store_path as shared_store_path
 from unice.errors import ModelConfigError
 
 CODEBERTSCORE_FEATURES: tuple[str, ...] = ("codebertscore_f1", "codebertscore_f3")
@@ -123,43 +124,12 @@ def pair_key(namespace: str, generated: str, reference: str) -> str:
     return digest.hexdigest()
 
 
-class ScoreStore:
-    """F1/F3 already computed, in a SQLite file (``None``: in memory only).
-
-    SQLite because two fold runs train side by side and read what the first one wrote: its
-    locking makes concurrent readers and a writer safe without a lock file of our own.
-    """
+class ScoreStore(PairScoreStore):
+    """CodeBERTScore F1/F3 of (generated, reference) pairs already computed (``None``: in
+    memory only); two fold runs train side by side and read what the first one wrote."""
 
     def __init__(self, path: str | Path | None):
-        self.path = Path(path) if path is not None else None
-        self._memory: dict[str, tuple[float, float]] = {}
-        self._db: sqlite3.Connection | None = None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=120)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, f1 REAL, f3 REAL)"
-            )
-            self._db.commit()
-
-    def get(self, key: str) -> tuple[float, float] | None:
-        if key in self._memory:
-            return self._memory[key]
-        if self._db is None:
-            return None
-        row = self._db.execute("SELECT f1, f3 FROM scores WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        self._memory[key] = (float(row[0]), float(row[1]))
-        return self._memory[key]
-
-    def put_many(self, entries: Sequence[tuple[str, float, float]]) -> None:
-        for key, f1, f3 in entries:
-            self._memory[key] = (f1, f3)
-        if self._db is not None and entries:
-            self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?)", entries)
-            self._db.commit()
+        super().__init__(path, ("f1", "f3"))
 
 
 class CodeBertScoreFeatures:
@@ -264,12 +234,5 @@ def encoder_digest(folder: Path) -> str:
 
 
 def store_path(cache: str | None, namespace: str) -> Path | None:
-    """The SQLite file of one encoder's scores: ``auto`` puts it in the UniCE cache
-    (``$UNICE_CACHE_DIR/codebertscore`` or ``~/.cache/unice/codebertscore``)."""
-    if cache is None or str(cache).lower() in ("none", "null", "memory", ""):
-        return None
-    if str(cache) == "auto":
-        from data_builders.cache import cache_dir
-
-        return cache_dir("codebertscore") / f"{namespace}.sqlite"
-    return Path(str(cache)) / f"{namespace}.sqlite"
+    """The SQLite file of one encoder's scores (``auto``: the UniCE cache's ``codebertscore``)."""
+    return shared_store_path(cache, "codebertscore", namespace)

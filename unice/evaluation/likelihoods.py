@@ -18,7 +18,6 @@ scored once per LM and kept in a SQLite file under the UniCE cache (``likelihood
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,6 +25,8 @@ from pathlib import Path
 import torch
 
 from unice.data.languages import DEFAULT_LANGUAGE
+from unice.data.score_store import PairScoreStore
+from unice.data.score_store import store_path as shared_store_path
 
 PROMPT_VERSION = 1
 """Bumped whenever :func:`coder_pair` / :func:`reviewer_pair` change, so cached scores of an
@@ -69,47 +70,12 @@ def cache_key(namespace: str, generated: str, nl: str, language: str) -> str:
     return digest.hexdigest()
 
 
-class LikelihoodStore:
-    """Scores already computed, in a SQLite file (``None``: in memory only).
-
-    SQLite because several processes may score side by side (arm M's three seeds read what
-    the first one wrote): its locking makes concurrent readers and one writer safe without a
-    lock file of our own.
-    """
+class LikelihoodStore(PairScoreStore):
+    """Coder and reviewer scores already computed (``None``: in memory only); arm M's three
+    seeds read what the first one wrote."""
 
     def __init__(self, path: str | Path | None):
-        self.path = Path(path) if path is not None else None
-        self._memory: dict[str, tuple[float, float]] = {}
-        self._db: sqlite3.Connection | None = None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=120)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, coder REAL, reviewer REAL)"
-            )
-            self._db.commit()
-
-    def get(self, key: str) -> tuple[float, float] | None:
-        if key in self._memory:
-            return self._memory[key]
-        if self._db is None:
-            return None
-        row = self._db.execute(
-            "SELECT coder, reviewer FROM scores WHERE key = ?", (key,)
-        ).fetchone()
-        if row is not None:
-            self._memory[key] = (float(row[0]), float(row[1]))
-            return self._memory[key]
-        return None
-
-    def put(self, key: str, coder: float, reviewer: float) -> None:
-        self._memory[key] = (coder, reviewer)
-        if self._db is not None:
-            self._db.execute(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?)", (key, coder, reviewer)
-            )
-            self._db.commit()
+        super().__init__(path, ("coder", "reviewer"))
 
 
 class LikelihoodScorer:
@@ -226,12 +192,5 @@ def int8_linears(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def store_path(cache: str | None, namespace: str) -> Path | None:
-    """The SQLite file of one LM's scores: ``auto`` puts it in the UniCE cache
-    (``$UNICE_CACHE_DIR/likelihoods`` or ``~/.cache/unice/likelihoods``)."""
-    if cache is None or str(cache).lower() in ("none", "null", "memory", ""):
-        return None
-    if str(cache) == "auto":
-        from data_builders.cache import cache_dir
-
-        return cache_dir("likelihoods") / f"{namespace}.sqlite"
-    return Path(str(cache)) / f"{namespace}.sqlite"
+    """The SQLite file of one LM's scores (``auto``: the UniCE cache's ``likelihoods``)."""
+    return shared_store_path(cache, "likelihoods", namespace)
