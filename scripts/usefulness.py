@@ -163,6 +163,19 @@ def _read_split(folder: Path, split: str) -> list[dict[str, Any]]:
     return [row for _, row in iter_jsonl(folder / f"{split}.jsonl")]
 
 
+def train_command(folder: Path, run_dir: Path, overrides: list[str]) -> list[str]:
+    """``train.py`` on one outer fold's rows (``folder/data``) into ``run_dir``, quietly."""
+    return [
+        sys.executable,
+        "train.py",
+        "+experiment=usefulness",
+        f"data.dir={folder / 'data'}",
+        f"output_dir={run_dir}",
+        "trainer.progress=false",
+        *overrides,
+    ]
+
+
 def _train_one(args: argparse.Namespace, arm: str, k: int, overrides: list[str]) -> str:
     """Train one (arm, outer fold) run and record its inner-dev figure; returns a summary."""
     folder = args.out / "folds" / str(k)
@@ -171,16 +184,7 @@ def _train_one(args: argparse.Namespace, arm: str, k: int, overrides: list[str])
         return f"arm {arm} fold {k}: done ({json.loads(done.read_text())['metric']:.4f})"
     run_dir = folder / arm / "run"
     threads = ["trainer.num_threads=1"] if args.jobs > 1 else []
-    command = [
-        sys.executable,
-        "train.py",
-        "+experiment=usefulness",
-        f"data.dir={folder / 'data'}",
-        f"output_dir={run_dir}",
-        "trainer.progress=false",
-        *threads,
-        *overrides,
-    ]
+    command = train_command(folder, run_dir, [*threads, *overrides])
     start = time.perf_counter()
     log = folder / arm / "train.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -262,16 +266,8 @@ def stage_cost(args: argparse.Namespace) -> None:
     overrides = all_arms(proto)[arm]
     folder = args.out / "folds" / "0"
     run_dir = args.out / "cost" / arm / "run"
-    command = [
-        sys.executable,
-        "train.py",
-        "+experiment=usefulness",
-        f"data.dir={folder / 'data'}",
-        f"output_dir={run_dir}",
-        "trainer.progress=false",
-        "trainer.num_threads=1",  # as make usefulness runs each fold: two at a time
-        *overrides,
-    ]
+    # trainer.num_threads=1: as make usefulness runs each fold, two at a time
+    command = train_command(folder, run_dir, ["trainer.num_threads=1", *overrides])
     log = run_dir.parent / "train.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
