@@ -320,11 +320,7 @@ def stage_choose(args: argparse.Namespace) -> None:
         result = {"chosen": winner, "margin": proto["adopt_margin"], "arms": figures}
         if stage:  # a record of its own: arms.json stays the adopted arm's
             (args.out / stage[1]).write_text(json.dumps(result, indent=2) + "\n")
-            for arm, f in figures.items():
-                if f["ran"]:
-                    print(f"arm {arm}: inner-dev mean tau {f['mean']:.4f} ({f['verdict']})")
-                else:
-                    print(f"arm {arm}: {f['why']}")
+            print_arms(figures)
             print(f"{stage[0].replace('_', ' ')} chosen: {winner}")
             return
         (args.out / "levers.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -343,12 +339,17 @@ def stage_choose(args: argparse.Namespace) -> None:
             if path.is_file():
                 result[record.removesuffix(".json")] = json.loads(path.read_text())
     (args.out / "arms.json").write_text(json.dumps(result, indent=2) + "\n")
+    print_arms(figures)
+    print(f"chosen: {winner}")
+
+
+def print_arms(figures: dict[str, dict]) -> None:
+    """One line per arm: its inner-dev mean and verdict, or why it did not run."""
     for arm, f in figures.items():
         if f["ran"]:
             print(f"arm {arm}: inner-dev mean tau {f['mean']:.4f} ({f['verdict']})")
         else:
             print(f"arm {arm}: {f['why']}")
-    print(f"chosen: {winner}")
 
 
 def stage_score(args: argparse.Namespace) -> None:

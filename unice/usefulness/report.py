@@ -115,6 +115,22 @@ def build_report(out: Path, data: Path, zs_ckpt: Path | None) -> dict[str, Any]:
     }
 
 
+def arm_rows(arms: dict[str, dict]) -> list[str]:
+    """The arm table's rows of one stage: overrides, inner-dev τ per fold, mean, gain, verdict
+    (an arm that did not run says why)."""
+    rows = []
+    for arm, f in arms.items():
+        if not f.get("ran", True):
+            rows.append(f"| {arm} | | | | | {f['why']} |")
+            continue
+        per_fold = ", ".join(fmt(v) for v in f["per_fold"])
+        rows.append(
+            f"| {arm} | {' '.join(f['overrides']) or '(this file)'} | {per_fold} | "
+            f"{fmt(f.get('mean'))} | {fmt(f.get('gain'))} | {f.get('verdict', '')} |"
+        )
+    return rows
+
+
 def render(report: Mapping[str, Any]) -> str:
     """report.md."""
     data = report["data"]
@@ -205,15 +221,7 @@ def render(report: Mapping[str, Any]) -> str:
         levers = arms
     lines += ["| arm | overrides | inner-dev τ per fold | mean | gain vs A | verdict |"]
     lines.append("| --- | --- | --- | --- | --- | --- |")
-    for arm, f in levers["arms"].items():
-        if not f["ran"]:
-            lines.append(f"| {arm} | | | | | {f['why']} |")
-            continue
-        per_fold = ", ".join(fmt(v) for v in f["per_fold"])
-        lines.append(
-            f"| {arm} | {' '.join(f['overrides']) or '(this file)'} | {per_fold} | "
-            f"{fmt(f.get('mean'))} | {fmt(f.get('gain'))} | {f.get('verdict', '')} |"
-        )
+    lines += arm_rows(levers["arms"])
     lines.append("")
     lines.append(
         f"Adopted iff the mean beats A's by more than {arms['margin']} "
@@ -226,15 +234,7 @@ def render(report: Mapping[str, Any]) -> str:
         lines += ["", f"### {title} (each arm on top of C; `LEVERS={record[-1]}`)", ""]
         lines += ["| arm | overrides | inner-dev τ per fold | mean | gain vs C | verdict |"]
         lines.append("| --- | --- | --- | --- | --- | --- |")
-        for arm, f in stage["arms"].items():
-            if not f.get("ran", True):
-                lines.append(f"| {arm} | | | | | {f['why']} |")
-                continue
-            per_fold = ", ".join(fmt(v) for v in f["per_fold"])
-            lines.append(
-                f"| {arm} | {' '.join(f['overrides'])} | {per_fold} | {fmt(f.get('mean'))} | "
-                f"{fmt(f.get('gain'))} | {f.get('verdict', '')} |"
-            )
+        lines += arm_rows(stage["arms"])
         lines += ["", f"Adopted iff the mean beats C's by more than {stage['margin']}."]
     if report["skipped"]:
         lines += ["", "## Skipped metrics", ""]
