@@ -45,7 +45,7 @@ from unice.evaluation.quality_tables import (
     FORMAT_NAMES,
     against_zero_shot,
     against_zero_shot_lines,
-    fmt,
+    cell,
     mark_zero_shot,
     reference_free,
     reference_free_lines,
@@ -151,7 +151,7 @@ def training_lines(checkpoint: Path, title: str) -> tuple[dict[str, Any] | None,
         return None, []
     training = json.loads(metrics_file.read_text(encoding="utf-8"))
     best = {k: v for k, v in training.items() if k.startswith("best/")}
-    return training, ["", title, "", ", ".join(f"{k[5:]} {fmt(v)}" for k, v in best.items())]
+    return training, ["", title, "", ", ".join(f"{k[5:]} {cell(v)}" for k, v in best.items())]
 
 
 def main() -> int:
@@ -228,8 +228,8 @@ def main() -> int:
         lines += [
             "",
             "Paper's UniXcoder zero-shot HE-Eval (Ref&NL): corpus τ .500, ρ .660, MAE .218; here "
-            f"τ {fmt(ref_nl['corpus_kendall'])}, ρ {fmt(ref_nl['corpus_spearman'])}, "
-            f"MAE {fmt(ref_nl['mae'])}.",
+            f"τ {cell(ref_nl['corpus_kendall'])}, ρ {cell(ref_nl['corpus_spearman'])}, "
+            f"MAE {cell(ref_nl['mae'])}.",
         ]
     training, section = training_lines(
         args.checkpoint, "## Training (dev split of the training mix)"

@@ -130,8 +130,8 @@ def verdict_lines(check: dict[str, Any]) -> list[str]:
         lines += [
             "",
             f"- {level.replace('_', ' ')} ({where}): primary column {v['codescore']} "
-            f"{fmt(v['codescore_value'])}; best baseline {v['best_baseline']} "
-            f"{fmt(v['baseline_value'])}. Above every baseline? {mark}"
+            f"{cell(v['codescore_value'])}; best baseline {v['best_baseline']} "
+            f"{cell(v['baseline_value'])}. Above every baseline? {mark}"
             + (
                 f" ({len(v['undecided'])} interval(s) cross 0: {', '.join(v['undecided'])})"
                 if v["undecided"]
@@ -142,9 +142,9 @@ def verdict_lines(check: dict[str, Any]) -> list[str]:
             "| --- | --- | --- | --- | --- |",
         ]
         for c in v["comparisons"]:
-            interval = f"[{fmt(c['low'])}, {fmt(c['high'])}]" if c["low"] is not None else "—"
+            interval = f"[{cell(c['low'])}, {cell(c['high'])}]" if c["low"] is not None else "—"
             lines.append(
-                f"| {c['baseline']} | {fmt(c['baseline_value'])} | {fmt(c['difference'])} | "
+                f"| {c['baseline']} | {cell(c['baseline_value'])} | {cell(c['difference'])} | "
                 f"{interval} | {c['interval']} |"
             )
     return lines
@@ -154,7 +154,9 @@ def _finite(value: float) -> float:
     return value if value is not None and math.isfinite(value) else -math.inf
 
 
-def fmt(value: Any) -> str:
+def cell(value: Any) -> str:
+    """A number in the quality report's tables: three decimals, ``—`` where undefined (not
+    :func:`unice.evaluation.tables.fmt`'s ``n/a``), as the report has always read."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
@@ -215,14 +217,14 @@ def selection_lines(best: dict[str, Any]) -> list[str]:
     ]
     for row in best["rows"]:
         lines.append(
-            f"| {row['name']} | {fmt(row['pass_at_1'])} | "
-            f"{_signed(row['pass_at_1'] - best['random'])} | {fmt(row['pass_ratio'])} |"
+            f"| {row['name']} | {cell(row['pass_at_1'])} | "
+            f"{_signed(row['pass_at_1'] - best['random'])} | {cell(row['pass_ratio'])} |"
         )
     lines += [
-        f"| (random choice, expected) | {fmt(best['random'])} | | "
-        f"{fmt(best['random_pass_ratio'])} |",
-        f"| (oracle: any passing candidate) | {fmt(best['oracle'])} | | "
-        f"{fmt(best['oracle_pass_ratio'])} |",
+        f"| (random choice, expected) | {cell(best['random'])} | | "
+        f"{cell(best['random_pass_ratio'])} |",
+        f"| (oracle: any passing candidate) | {cell(best['oracle'])} | | "
+        f"{cell(best['oracle_pass_ratio'])} |",
         "",
         "Ties at the top count as a uniform random pick among them (expected value).",
     ]
@@ -285,12 +287,12 @@ def reference_free_lines(free: dict[str, Any], note: str = "") -> list[str]:
     ]
     for r in free["rows"]:
         expected = (
-            fmt(r["expected_example_kendall"]) if r["expected_example_kendall"] is not None else ""
+            cell(r["expected_example_kendall"]) if r["expected_example_kendall"] is not None else ""
         )
         lines.append(
-            f"| {r['name']} | {r['n_scored']} | {fmt(r['example_kendall'])}"
-            f"{_ci(r['example_kendall_ci'])} | {expected} | {fmt(r['corpus_kendall'])} | "
-            f"{fmt(r['auroc_passed'])} | {fmt(r['pass_at_1'])} |"
+            f"| {r['name']} | {r['n_scored']} | {cell(r['example_kendall'])}"
+            f"{_ci(r['example_kendall_ci'])} | {expected} | {cell(r['corpus_kendall'])} | "
+            f"{cell(r['auroc_passed'])} | {cell(r['pass_at_1'])} |"
         )
     lines += [
         "",
@@ -348,8 +350,8 @@ def system_lines(system: dict[str, Any] | None, primary: str) -> list[str]:
     for r in system["rows"]:
         name = f"**{r['name']}**" if r["name"] == primary else r["name"]
         lines.append(
-            f"| {name} | {r['n_systems']} | {fmt(r['kendall'])}{_ci(r['kendall_ci'])} | "
-            f"{fmt(r['pearson'])}{_ci(r['pearson_ci'])} |"
+            f"| {name} | {r['n_systems']} | {cell(r['kendall'])}{_ci(r['kendall_ci'])} | "
+            f"{cell(r['pearson'])}{_ci(r['pearson_ci'])} |"
         )
     ours = next((r for r in system["rows"] if r["name"] == primary), None)
     others = [r for r in system["rows"] if r["kind"] not in NOT_BASELINES]
@@ -357,14 +359,14 @@ def system_lines(system: dict[str, Any] | None, primary: str) -> list[str]:
         best = max(others, key=lambda r: _finite(r["kendall"]))
         lines += [
             "",
-            f"Primary column {primary}: τ {fmt(ours['kendall'])}; best baseline "
-            f"{best['name']}: τ {fmt(best['kendall'])}.",
+            f"Primary column {primary}: τ {cell(ours['kendall'])}; best baseline "
+            f"{best['name']}: τ {cell(best['kendall'])}.",
         ]
     rates = [v for v in system["pass_rates"] if v is not None]
     conf = int(round(100 * (system.get("confidence") or 0.95)))
     lines += [
         "",
-        f"Pass rates {fmt(min(rates))} to {fmt(max(rates))}. {conf}% percentile bootstrap over "
+        f"Pass rates {cell(min(rates))} to {cell(max(rates))}. {conf}% percentile bootstrap over "
         f"generators ({system.get('n_resamples')} resamples, seeded): the sampling unit of a "
         "correlation across generators is the generator. Generators answer different subsets "
         "of the problems, so a pass rate is also a statement about which problems it answered.",
@@ -380,7 +382,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [header, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         cells = [r["name"]] + [
-            fmt(r[key])
+            cell(r[key])
             for key in (
                 "example_kendall", "example_spearman", "corpus_kendall", "corpus_spearman",
                 "corpus_pearson", "mae", "exec_auroc",
@@ -442,7 +444,7 @@ def against_zero_shot_lines(delta: dict[str, Any], primary: str) -> list[str]:
     ]
     for level, d in delta.items():
         lines.append(
-            f"| {level.replace('_', ' ')} | {fmt(d['finetuned'])} | {fmt(d['zero_shot'])} | "
-            f"{fmt(d['difference'])} [{fmt(d['low'])}, {fmt(d['high'])}] | {d['verdict']} |"
+            f"| {level.replace('_', ' ')} | {cell(d['finetuned'])} | {cell(d['zero_shot'])} | "
+            f"{cell(d['difference'])} [{cell(d['low'])}, {cell(d['high'])}] | {d['verdict']} |"
         )
     return lines
